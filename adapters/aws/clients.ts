@@ -1,0 +1,67 @@
+/**
+ * AWS SDK v3 clients, created once per process. In AWS they use the Lambda's role and region; the
+ * local stack points them at its emulators through `DYNAMODB_ENDPOINT`, `S3_ENDPOINT`,
+ * `SQS_ENDPOINT` and `SFN_ENDPOINT`.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SFNClient } from '@aws-sdk/client-sfn';
+
+const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+
+/** Local emulators accept any credentials; giving some avoids the SDK's slow credential chain. */
+function localOptions(endpoint: string | undefined) {
+  if (!endpoint) return {};
+  return { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+}
+
+let documentClient: DynamoDBDocumentClient | undefined;
+export function dynamoDocumentClient(): DynamoDBDocumentClient {
+  documentClient ??= DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: region(), ...localOptions(process.env.DYNAMODB_ENDPOINT) }),
+    { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
+  );
+  return documentClient;
+}
+
+let s3: S3Client | undefined;
+export function s3Client(): S3Client {
+  s3 ??= new S3Client({
+    region: region(),
+    ...localOptions(process.env.S3_ENDPOINT),
+    forcePathStyle: Boolean(process.env.S3_ENDPOINT),
+    // Local S3 emulators store aws-chunked framing verbatim unless checksums are only sent when required.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return s3;
+}
+
+let sqs: SQSClient | undefined;
+export function sqsClient(): SQSClient {
+  sqs ??= new SQSClient({ region: region(), ...localOptions(process.env.SQS_ENDPOINT) });
+  return sqs;
+}
+
+let sfn: SFNClient | undefined;
+export function sfnClient(): SFNClient {
+  sfn ??= new SFNClient({ region: region(), ...localOptions(process.env.SFN_ENDPOINT) });
+  return sfn;
+}
+
+/** Forget cached clients; the local stack calls this after it changes endpoints (tests restart it). */
+export function resetClients(): void {
+  documentClient = undefined;
+  s3 = undefined;
+  sqs = undefined;
+  sfn = undefined;
+}
+
+/** Reads a required environment variable, naming it when missing. */
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+}

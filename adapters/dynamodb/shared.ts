@@ -1,0 +1,96 @@
+/**
+ * Helpers shared by the DynamoDB adapters: options, the blob-store dependency for large attributes,
+ * conditional-write detection, paginated queries and turning stored items back into domain objects.
+ */
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tables } from '../../catalog/resources';
+
+/** Environment variables that name the two tables (from the resource catalogue). */
+export const ENTITIES_TABLE_ENV = tables.entities.envVar;
+export const EXECUTIONS_TABLE_ENV = tables.executions.envVar;
+
+/**
+ * Where attributes too large for an item go (S3 in AWS). Structural, so any object with these two
+ * methods works (the S3 blob store adapter, or an in-memory fake in tests).
+ */
+export interface JsonBlobStore {
+  putJson(key: string, value: unknown): Promise<void>;
+  /** `undefined` when there is no such blob. */
+  getJson<T>(key: string): Promise<T | undefined>;
+}
+
+/** What every DynamoDB adapter is built from. */
+export interface DynamoTableOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** Adapters whose items may carry large attributes also take an optional blob store. */
+export interface DynamoTableWithBlobsOptions extends DynamoTableOptions {
+  blobStore?: JsonBlobStore;
+}
+
+export type Item = Record<string, unknown>;
+
+/**
+ * Serialized size above which a large attribute moves to the blob store. DynamoDB's item limit is
+ * 400 KB; staying well below it leaves room for the other attributes and for their names.
+ */
+export const INLINE_LIMIT_IN_BYTES = 300 * 1024;
+
+/** Key attributes of both tables; never part of a domain object. */
+export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
+
+/** Size in bytes of the UTF-8 JSON serialization of a value. */
+export function jsonSizeInBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+/**
+ * A JSON copy of a domain value: drops `undefined` members (DynamoDB cannot store them, and the
+ * injected client may not be configured to remove them) and anything else JSON would not keep.
+ */
+export function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** True when a write failed only because its condition expression did not hold. */
+export function isConditionalCheckFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** The item without its key attributes and without the given internal attributes. */
+export function withoutAttributes<T>(item: Item, internal: readonly string[] = []): T {
+  const result: Item = { ...item };
+  for (const name of KEY_ATTRIBUTES) delete result[name];
+  for (const name of internal) delete result[name];
+  return result as T;
+}
+
+/** Every item a Query returns, following `LastEvaluatedKey` across pages. */
+export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
+  const items: Item[] = [];
+  let exclusiveStartKey: Item | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+    items.push(...((page.Items ?? []) as Item[]));
+    exclusiveStartKey = page.LastEvaluatedKey as Item | undefined;
+  } while (exclusiveStartKey);
+  return items;
+}
+
+/**
+ * The blob store, or a clear error when a large attribute has to be written or read without one.
+ * `reason` says what needs it, e.g. "The state of deployment 3 of workflow wf_1 is 512000 bytes".
+ */
+export function requireBlobStore(blobStore: JsonBlobStore | undefined, reason: string): JsonBlobStore {
+  if (!blobStore) throw new Error(`${reason}, which needs a blob store, but none was given to this store`);
+  return blobStore;
+}
+
+/** Reads a blob an item points at; a missing one means the item is damaged, so it is an error. */
+export async function readPointedBlob<T>(blobs: JsonBlobStore, key: string): Promise<T> {
+  const value = await blobs.getJson<T>(key);
+  if (value === undefined) throw new Error(`Blob ${key} is missing`);
+  return value;
+}

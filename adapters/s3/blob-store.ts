@@ -1,0 +1,74 @@
+/**
+ * Blob storage on S3: large execution data (trace spans, outputs, snapshots) kept behind a pointer, and
+ * files handed out through presigned URLs. Works the same against AWS and the local stack's S3.
+ */
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { s3Client } from '../aws/clients';
+
+/** Port: a key-value store of blobs. */
+export interface BlobStore {
+  /** Stores `value` as JSON (`application/json`). */
+  putJson(key: string, value: unknown): Promise<void>;
+  /** Reads a JSON blob back; `undefined` when there is no such key. */
+  getJson<T>(key: string): Promise<T | undefined>;
+  putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** A URL that anyone holding it can GET the blob with, for `expiresInSeconds`. */
+  presignGet(key: string, expiresInSeconds: number): Promise<string>;
+  /** A URL to PUT the blob with; the upload must send the same `Content-Type`. */
+  presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string>;
+}
+
+export class S3BlobStore implements BlobStore {
+  /**
+   * @param bucket physical bucket name (e.g. from `FILES_BUCKET`)
+   * @param client an S3 client; by default the process-wide one, looked up on every call so that a
+   *   client reset (the local stack restarting on new ports) is picked up
+   */
+  constructor(
+    private readonly bucket: string,
+    private readonly client?: S3Client,
+  ) {}
+
+  private s3(): S3Client {
+    return this.client ?? s3Client();
+  }
+
+  async putJson(key: string, value: unknown): Promise<void> {
+    await this.putBytes(key, new TextEncoder().encode(JSON.stringify(value)), 'application/json');
+  }
+
+  async getJson<T>(key: string): Promise<T | undefined> {
+    try {
+      const object = await this.s3().send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return JSON.parse(await object.Body!.transformToString('utf-8')) as T;
+    } catch (error) {
+      if (error instanceof NoSuchKey) return undefined;
+      throw error;
+    }
+  }
+
+  async putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    await this.s3().send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),
+    );
+  }
+
+  presignGet(key: string, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(this.s3(), new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+      expiresIn: expiresInSeconds,
+    });
+  }
+
+  presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(
+      this.s3(),
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+      { expiresIn: expiresInSeconds },
+    );
+  }
+}
+
+export function createS3BlobStore(bucket: string, client?: S3Client): BlobStore {
+  return new S3BlobStore(bucket, client);
+}

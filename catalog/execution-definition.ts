@@ -1,0 +1,69 @@
+/**
+ * The execution state machine, one definition for the Express (sync) and Standard (async) machines
+ * and for the local runner. `${StepFunctionArn}` and `${FinalizeFunctionArn}` are definition
+ * substitutions: CDK fills them with the function ARNs, the local stack with its own names.
+ *
+ * Start → Step → (done? → Finalize | waiting? → Wait → Step | Step); any failure → Finalize.
+ */
+export const executionDefinitionSubstitutions = ['StepFunctionArn', 'FinalizeFunctionArn'] as const;
+
+const lambdaRetry = [
+  {
+    ErrorEquals: [
+      'Lambda.ServiceException',
+      'Lambda.AWSLambdaException',
+      'Lambda.SdkClientException',
+      'Lambda.TooManyRequestsException',
+    ],
+    IntervalSeconds: 1,
+    MaxAttempts: 3,
+    BackoffRate: 2,
+  },
+];
+
+export function executionDefinition(): Record<string, unknown> {
+  return {
+    Comment: 'Workflow run: steps until done, waiting where a wait block asks, then finalize',
+    StartAt: 'Step',
+    States: {
+      Step: {
+        Type: 'Task',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a Step Functions definition substitution, not a template
+        Resource: '${StepFunctionArn}',
+        ResultPath: '$.step',
+        Retry: lambdaRetry,
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'Finalize' }],
+        Next: 'Route',
+      },
+      Route: {
+        Type: 'Choice',
+        Choices: [
+          { Variable: '$.step.status', StringEquals: 'done', Next: 'Finalize' },
+          { Variable: '$.step.status', StringEquals: 'waiting', Next: 'Wait' },
+        ],
+        Default: 'Step',
+      },
+      Wait: {
+        Type: 'Wait',
+        SecondsPath: '$.step.waitSeconds',
+        Next: 'Step',
+      },
+      Finalize: {
+        Type: 'Task',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a Step Functions definition substitution, not a template
+        Resource: '${FinalizeFunctionArn}',
+        Retry: lambdaRetry,
+        End: true,
+      },
+    },
+  };
+}
+
+/** The definition with its substitutions filled in, as the local runner needs it. */
+export function renderExecutionDefinition(
+  values: Record<(typeof executionDefinitionSubstitutions)[number], string>,
+): Record<string, unknown> {
+  let text = JSON.stringify(executionDefinition());
+  for (const [name, value] of Object.entries(values)) text = text.replaceAll('${' + name + '}', value);
+  return JSON.parse(text);
+}

@@ -1,0 +1,103 @@
+/** The OpenAPI 3.1 document, generated from the route table's zod schemas. */
+import { z } from 'zod';
+import { type RouteDefinition, routes } from './routes';
+import { errorBody } from './schemas';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Named schemas (zod `.meta({ id })`) collected while converting, published under components. */
+let components: Record<string, JsonSchema> = {};
+
+/** zod puts named schemas in `$defs`; OpenAPI wants them in `components/schemas`. */
+function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  const text = JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/');
+  const {
+    $schema: _schema,
+    $defs,
+    ...rest
+  } = JSON.parse(text) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  for (const [name, definition] of Object.entries($defs ?? {})) components[name] ??= definition;
+  return rest;
+}
+
+function parameters(route: RouteDefinition): JsonSchema[] {
+  const result: JsonSchema[] = [];
+  for (const location of ['params', 'query'] as const) {
+    const schema = route.request?.[location];
+    if (!schema) continue;
+    const json = toSchema(schema, 'input') as {
+      properties?: Record<string, JsonSchema>;
+      required?: string[];
+    };
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      result.push({
+        name,
+        in: location === 'params' ? 'path' : 'query',
+        required: location === 'params' || (json.required ?? []).includes(name),
+        schema: property,
+      });
+    }
+  }
+  return result;
+}
+
+function security(route: RouteDefinition): JsonSchema[] {
+  if (route.auth === 'apiKey') return [{ apiKey: [] }];
+  if (route.auth === 'admin') return [{ adminKey: [] }];
+  return [];
+}
+
+function operation(route: RouteDefinition): JsonSchema {
+  const error = {
+    description: 'Error',
+    content: { 'application/json': { schema: toSchema(errorBody, 'output') } },
+  };
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.body
+        ? { content: { 'application/json': { schema: toSchema(response.body, 'output') } } }
+        : {}),
+    };
+  }
+  responses['4XX'] = error;
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    tags: [route.tag],
+    security: security(route),
+    parameters: parameters(route),
+    ...(route.request?.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: toSchema(route.request.body, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+export function openApiDocument(): JsonSchema {
+  components = {};
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes as readonly RouteDefinition[]) {
+    paths[route.path] ??= {};
+    paths[route.path][route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Workflow service API', version: '1.0.0' },
+    components: {
+      schemas: components,
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        adminKey: { type: 'apiKey', in: 'header', name: 'x-admin-key' },
+      },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The resource catalogue: every table, bucket, queue and state machine of the service. The CDK
+ * stacks create exactly these, and the local stack creates the same ones on its emulators, so the
+ * two cannot drift. Handlers find a resource through its environment variable.
+ */
+
+export interface KeyAttributes {
+  partitionKey: string;
+  sortKey: string;
+}
+
+export interface IndexDefinition extends KeyAttributes {
+  name: string;
+}
+
+export interface TableDefinition extends KeyAttributes {
+  /** Environment variable that carries the table name to a handler. */
+  envVar: string;
+  indexes: IndexDefinition[];
+  description: string;
+}
+
+export interface BucketDefinition {
+  envVar: string;
+  description: string;
+}
+
+export interface QueueDefinition {
+  envVar: string;
+  visibilityTimeoutInSeconds: number;
+  /** Receives after which a message moves to the queue's dead-letter queue. */
+  maxReceiveCount: number;
+  description: string;
+}
+
+export interface StateMachineDefinition {
+  envVar: string;
+  type: 'EXPRESS' | 'STANDARD';
+  description: string;
+}
+
+export const tables = {
+  entities: {
+    envVar: 'ENTITIES_TABLE',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [
+      { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+      { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    ],
+    description: 'Users, API keys, workspaces, members, workflows and their immutable deployments',
+  },
+  executions: {
+    envVar: 'EXECUTIONS_TABLE',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [
+      { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+      { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    ],
+    description: 'Execution log entries and run checkpoints',
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+export const buckets = {
+  files: {
+    envVar: 'FILES_BUCKET',
+    description: 'Uploaded and generated files, and large execution data (trace spans, outputs, snapshots)',
+  },
+} as const satisfies Record<string, BucketDefinition>;
+
+export const queues = {
+  jobs: {
+    envVar: 'JOBS_QUEUE_URL',
+    visibilityTimeoutInSeconds: 960,
+    maxReceiveCount: 5,
+    description: 'Asynchronous executions waiting to start',
+  },
+  notifications: {
+    envVar: 'NOTIFICATIONS_QUEUE_URL',
+    visibilityTimeoutInSeconds: 60,
+    maxReceiveCount: 8,
+    description: 'Completion events and webhook deliveries, retried by visibility delay',
+  },
+} as const satisfies Record<string, QueueDefinition>;
+
+export const stateMachines = {
+  executionSync: {
+    envVar: 'EXECUTION_SYNC_STATE_MACHINE_ARN',
+    type: 'EXPRESS',
+    description: 'Synchronous runs (StartSyncExecution)',
+  },
+  executionAsync: {
+    envVar: 'EXECUTION_ASYNC_STATE_MACHINE_ARN',
+    type: 'STANDARD',
+    description: 'Asynchronous runs; execution name is the task id',
+  },
+} as const satisfies Record<string, StateMachineDefinition>;
+
+export type TableName = keyof typeof tables;
+export type BucketName = keyof typeof buckets;
+export type QueueName = keyof typeof queues;
+export type StateMachineName = keyof typeof stateMachines;
+
+/** What one function may touch; the CDK stack turns this into least-privilege grants. */
+export interface ResourceAccess {
+  tables?: Partial<Record<TableName, 'read' | 'readWrite'>>;
+  buckets?: Partial<Record<BucketName, 'read' | 'readWrite'>>;
+  queues?: Partial<Record<QueueName, 'send' | 'consume'>>;
+  stateMachines?: Partial<Record<StateMachineName, 'startSync' | 'start'>>;
+}

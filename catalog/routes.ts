@@ -1,0 +1,377 @@
+/**
+ * The route table: one entry per HTTP endpoint, each served by its own Lambda in AWS and by the
+ * same handler module in the local server. OpenAPI is generated from it.
+ */
+import type { z } from 'zod';
+import type { ResourceAccess } from './resources';
+import * as s from './schemas';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type RouteAuth = 'none' | 'apiKey' | 'admin';
+
+export interface RouteDefinition {
+  /** Unique id; also the Lambda's construct id and the OpenAPI operationId. */
+  id: string;
+  method: HttpMethod;
+  /** API Gateway style path, parameters in braces. */
+  path: string;
+  /** Module (relative to the repo root) whose `handler` export serves the route. */
+  entry: string;
+  auth: RouteAuth;
+  summary: string;
+  tag: string;
+  request?: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };
+  /** Documented answers; errors always use the Error schema. */
+  responses: Record<number, { description: string; body?: z.ZodType }>;
+  access: ResourceAccess;
+  timeoutInSeconds?: number;
+  memoryInMb?: number;
+}
+
+const entities = { tables: { entities: 'read' } } as const satisfies ResourceAccess;
+const entitiesWrite = { tables: { entities: 'readWrite' } } as const satisfies ResourceAccess;
+
+export const routes = [
+  {
+    id: 'getHealth',
+    method: 'GET',
+    path: '/api/health',
+    entry: 'functions/health/get.ts',
+    auth: 'none',
+    summary: 'Service health',
+    tag: 'service',
+    responses: { 200: { description: 'The service answers' } },
+    access: {},
+  },
+  {
+    id: 'getOpenApi',
+    method: 'GET',
+    path: '/api/openapi.json',
+    entry: 'functions/openapi/get.ts',
+    auth: 'none',
+    summary: 'This API as an OpenAPI 3.1 document',
+    tag: 'service',
+    responses: { 200: { description: 'OpenAPI document' } },
+    access: {},
+  },
+  // Admin API (x-admin-key)
+  {
+    id: 'adminCreateUser',
+    method: 'POST',
+    path: '/api/v1/admin/users',
+    entry: 'functions/admin/create-user.ts',
+    auth: 'admin',
+    summary: 'Create a user',
+    tag: 'admin',
+    request: { body: s.createUserBody },
+    responses: { 201: { description: 'Created', body: s.data(s.user) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'adminCreateApiKey',
+    method: 'POST',
+    path: '/api/v1/admin/users/{userId}/api-keys',
+    entry: 'functions/admin/create-api-key.ts',
+    auth: 'admin',
+    summary: 'Create an API key for a user; the key is shown once',
+    tag: 'admin',
+    request: { params: s.userIdParams, body: s.createApiKeyBody },
+    responses: { 201: { description: 'Created', body: s.data(s.createdApiKey) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'adminCreateWorkspace',
+    method: 'POST',
+    path: '/api/v1/admin/workspaces',
+    entry: 'functions/admin/create-workspace.ts',
+    auth: 'admin',
+    summary: 'Create a workspace owned by a user',
+    tag: 'admin',
+    request: { body: s.createWorkspaceAdminBody },
+    responses: { 201: { description: 'Created', body: s.data(s.workspace) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'adminImportWorkflow',
+    method: 'POST',
+    path: '/api/v1/admin/workflows/import',
+    entry: 'functions/admin/import-workflow.ts',
+    auth: 'admin',
+    summary: 'Import a workflow graph into a workspace, optionally deploying it',
+    tag: 'admin',
+    request: { body: s.importWorkflowBody },
+    responses: { 201: { description: 'Created', body: s.data(s.workflow) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'adminCreateOrganization',
+    method: 'POST',
+    path: '/api/v1/admin/organizations',
+    entry: 'functions/admin/create-organization.ts',
+    auth: 'admin',
+    summary: 'Create an organization',
+    tag: 'admin',
+    request: { body: s.createOrganizationBody },
+    responses: { 201: { description: 'Created', body: s.data(s.organization) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'adminAddOrganizationMember',
+    method: 'POST',
+    path: '/api/v1/admin/organizations/{orgId}/members',
+    entry: 'functions/admin/add-organization-member.ts',
+    auth: 'admin',
+    summary: 'Add a member to an organization, or change their role',
+    tag: 'admin',
+    request: { params: s.organizationIdParams, body: s.addOrganizationMemberBody },
+    responses: { 200: { description: 'Member added', body: s.data(s.organizationMember) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'adminAddWorkspaceMember',
+    method: 'POST',
+    path: '/api/v1/admin/workspaces/{workspaceId}/members',
+    entry: 'functions/admin/add-workspace-member.ts',
+    auth: 'admin',
+    summary: 'Add a member to a workspace, or change their permissions',
+    tag: 'admin',
+    request: { params: s.workspaceIdParams, body: s.addWorkspaceMemberBody },
+    responses: { 200: { description: 'Member added', body: s.data(s.workspaceMember) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'adminRemoveWorkspaceMember',
+    method: 'DELETE',
+    path: '/api/v1/admin/workspaces/{workspaceId}/members',
+    entry: 'functions/admin/remove-workspace-member.ts',
+    auth: 'admin',
+    summary: 'Remove a member from a workspace',
+    tag: 'admin',
+    request: { params: s.workspaceIdParams, query: s.removeWorkspaceMemberQuery },
+    responses: { 200: { description: 'Member removed', body: s.data(s.workspaceMember) } },
+    access: entitiesWrite,
+  },
+  // Management API (x-api-key)
+  {
+    id: 'listApiKeys',
+    method: 'GET',
+    path: '/api/users/me/api-keys',
+    entry: 'functions/api-keys/list.ts',
+    auth: 'apiKey',
+    summary: "The caller's API keys (never the keys themselves)",
+    tag: 'api-keys',
+    responses: { 200: { description: 'Keys', body: s.data(s.apiKey.array()) } },
+    access: entities,
+  },
+  {
+    id: 'createApiKey',
+    method: 'POST',
+    path: '/api/users/me/api-keys',
+    entry: 'functions/api-keys/create.ts',
+    auth: 'apiKey',
+    summary: 'Create an API key for the caller; the key is shown once',
+    tag: 'api-keys',
+    request: { body: s.createApiKeyBody },
+    responses: { 201: { description: 'Created', body: s.data(s.createdApiKey) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'deleteApiKey',
+    method: 'DELETE',
+    path: '/api/users/me/api-keys/{keyId}',
+    entry: 'functions/api-keys/delete.ts',
+    auth: 'apiKey',
+    summary: "Revoke one of the caller's API keys",
+    tag: 'api-keys',
+    request: { params: s.keyIdParams },
+    responses: { 200: { description: 'Revoked', body: s.data(s.apiKey) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'listWorkspaces',
+    method: 'GET',
+    path: '/api/workspaces',
+    entry: 'functions/workspaces/list.ts',
+    auth: 'apiKey',
+    summary: 'Workspaces the caller is a member of, with their permissions',
+    tag: 'workspaces',
+    responses: { 200: { description: 'Workspaces', body: s.data(s.workspace.array()) } },
+    access: entities,
+  },
+  {
+    id: 'createWorkspace',
+    method: 'POST',
+    path: '/api/workspaces',
+    entry: 'functions/workspaces/create.ts',
+    auth: 'apiKey',
+    summary: 'Create a workspace; the caller becomes its owner with admin permissions',
+    tag: 'workspaces',
+    request: { body: s.createWorkspaceBody },
+    responses: { 201: { description: 'Created', body: s.data(s.workspace) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'getWorkspace',
+    method: 'GET',
+    path: '/api/workspaces/{workspaceId}',
+    entry: 'functions/workspaces/get.ts',
+    auth: 'apiKey',
+    summary: 'One workspace',
+    tag: 'workspaces',
+    request: { params: s.workspaceIdParams },
+    responses: { 200: { description: 'Workspace', body: s.data(s.workspace) } },
+    access: entities,
+  },
+  {
+    id: 'listWorkflows',
+    method: 'GET',
+    path: '/api/workflows',
+    entry: 'functions/workflows/list.ts',
+    auth: 'apiKey',
+    summary: 'Workflows of a workspace',
+    tag: 'workflows',
+    request: { query: s.listWorkflowsQuery },
+    responses: { 200: { description: 'Workflows', body: s.data(s.workflowSummary.array()) } },
+    access: entities,
+  },
+  {
+    id: 'createWorkflow',
+    method: 'POST',
+    path: '/api/workflows',
+    entry: 'functions/workflows/create.ts',
+    auth: 'apiKey',
+    summary: 'Create a workflow with a graph',
+    tag: 'workflows',
+    request: { body: s.createWorkflowBody },
+    responses: { 201: { description: 'Created', body: s.data(s.workflow) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'getWorkflow',
+    method: 'GET',
+    path: '/api/workflows/{workflowId}',
+    entry: 'functions/workflows/get.ts',
+    auth: 'apiKey',
+    summary: 'One workflow with its current (not necessarily deployed) graph',
+    tag: 'workflows',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'Workflow', body: s.data(s.workflow) } },
+    access: entities,
+  },
+  {
+    id: 'updateWorkflow',
+    method: 'PUT',
+    path: '/api/workflows/{workflowId}',
+    entry: 'functions/workflows/update.ts',
+    auth: 'apiKey',
+    summary: 'Change name, description, folder or graph; a deployed workflow then needs redeployment',
+    tag: 'workflows',
+    request: { params: s.workflowIdParams, body: s.updateWorkflowBody },
+    responses: { 200: { description: 'Updated', body: s.data(s.workflow) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'deleteWorkflow',
+    method: 'DELETE',
+    path: '/api/workflows/{workflowId}',
+    entry: 'functions/workflows/delete.ts',
+    auth: 'apiKey',
+    summary: 'Delete a workflow (its deployments stay for the execution log)',
+    tag: 'workflows',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'Deleted', body: s.data(s.workflowSummary) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'deployWorkflow',
+    method: 'POST',
+    path: '/api/workflows/{workflowId}/deploy',
+    entry: 'functions/workflows/deploy.ts',
+    auth: 'apiKey',
+    summary: 'Deploy the current graph as a new immutable snapshot',
+    tag: 'workflows',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'Deployed', body: s.data(s.workflowStatus) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'undeployWorkflow',
+    method: 'POST',
+    path: '/api/workflows/{workflowId}/undeploy',
+    entry: 'functions/workflows/undeploy.ts',
+    auth: 'apiKey',
+    summary: 'Stop serving the deployed snapshot',
+    tag: 'workflows',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'Undeployed', body: s.data(s.workflowStatus) } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'getWorkflowStatus',
+    method: 'GET',
+    path: '/api/workflows/{workflowId}/status',
+    entry: 'functions/workflows/status.ts',
+    auth: 'apiKey',
+    summary: 'Deployment status',
+    tag: 'workflows',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'Status', body: s.workflowStatus } },
+    access: entities,
+  },
+  {
+    id: 'executeWorkflow',
+    method: 'POST',
+    path: '/api/workflows/{workflowId}/execute',
+    entry: 'functions/workflows/execute.ts',
+    auth: 'apiKey',
+    summary: 'Run the deployed workflow and answer with its result',
+    tag: 'execution',
+    request: { params: s.workflowIdParams, body: s.executeBody },
+    responses: {
+      200: {
+        description: 'The run succeeded (or the response block chose another status)',
+        body: s.syncResult,
+      },
+      500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
+    },
+    access: { tables: { entities: 'read' }, stateMachines: { executionSync: 'startSync' } },
+    timeoutInSeconds: 29,
+  },
+] as const satisfies readonly RouteDefinition[];
+
+export type RouteId = (typeof routes)[number]['id'];
+
+/** Workers: functions that are not HTTP routes. */
+export interface WorkerDefinition {
+  id: string;
+  entry: string;
+  summary: string;
+  access: ResourceAccess;
+  timeoutInSeconds: number;
+  memoryInMb: number;
+}
+
+export const workers = {
+  executionStep: {
+    id: 'executionStep',
+    entry: 'functions/execution/step.ts',
+    summary: 'Runs ready blocks of a workflow run until done, waiting, or out of time budget',
+    access: { tables: { entities: 'read', executions: 'readWrite' }, buckets: { files: 'readWrite' } },
+    timeoutInSeconds: 300,
+    memoryInMb: 1024,
+  },
+  executionFinalize: {
+    id: 'executionFinalize',
+    entry: 'functions/execution/finalize.ts',
+    summary: 'Writes the log entry of a finished run and shapes its result',
+    access: { tables: { entities: 'read', executions: 'readWrite' }, buckets: { files: 'readWrite' } },
+    timeoutInSeconds: 60,
+    memoryInMb: 512,
+  },
+} as const satisfies Record<string, WorkerDefinition>;
+
+export function findRoute(id: RouteId): RouteDefinition {
+  const route = routes.find((candidate) => candidate.id === id);
+  if (!route) throw new Error(`No route ${id}`);
+  return route;
+}

@@ -1,0 +1,169 @@
+/** Wire schemas of the HTTP API. Routes declare them; handlers parse with them; OpenAPI is generated from them. */
+import { z } from 'zod';
+
+export const id = z.string().min(1).max(128);
+export const workspacePermission = z.enum(['read', 'write', 'admin']);
+export const organizationRole = z.enum(['owner', 'admin', 'member']);
+export const plan = z.enum(['free', 'pro', 'team', 'enterprise']);
+export const trigger = z.enum(['api', 'webhook', 'schedule', 'manual', 'chat', 'form']);
+
+export const errorBody = z
+  .object({
+    error: z.string(),
+    code: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Error' });
+
+export const block = z.object({
+  id: id,
+  type: z.string().min(1),
+  name: z.string().min(1).max(200),
+  parentId: z.string().nullable().optional(),
+  enabled: z.boolean().optional(),
+  config: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const edge = z.object({
+  id: id,
+  source: id,
+  target: id,
+  sourceHandle: z.string().optional(),
+  targetHandle: z.string().optional(),
+});
+
+export const workflowGraph = z
+  .object({
+    blocks: z.record(z.string(), block),
+    edges: z.array(edge).default([]),
+    loops: z.record(z.string(), z.unknown()).default({}),
+    parallels: z.record(z.string(), z.unknown()).default({}),
+  })
+  .meta({ id: 'WorkflowGraph' });
+
+export const user = z
+  .object({ id, email: z.string(), name: z.string(), plan, createdAt: z.string() })
+  .meta({ id: 'User' });
+
+export const apiKey = z
+  .object({
+    id,
+    name: z.string(),
+    userId: id,
+    /** First characters of the key, so a person can tell keys apart; the key itself is never stored. */
+    prefix: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().optional(),
+  })
+  .meta({ id: 'ApiKey' });
+
+export const createdApiKey = apiKey.extend({ key: z.string() }).meta({ id: 'CreatedApiKey' });
+
+export const workspace = z
+  .object({
+    id,
+    name: z.string(),
+    ownerId: id,
+    createdAt: z.string(),
+    permissions: workspacePermission.optional(),
+  })
+  .meta({ id: 'Workspace' });
+
+export const workspaceMember = z
+  .object({ workspaceId: id, userId: id, permissions: workspacePermission })
+  .meta({ id: 'WorkspaceMember' });
+
+export const organization = z
+  .object({ id, name: z.string(), ownerId: id, createdAt: z.string() })
+  .meta({ id: 'Organization' });
+
+export const organizationMember = z
+  .object({ organizationId: id, userId: id, role: organizationRole })
+  .meta({ id: 'OrganizationMember' });
+
+export const workflow = z
+  .object({
+    id,
+    workspaceId: id,
+    folderId: z.string().nullable(),
+    name: z.string(),
+    description: z.string(),
+    state: workflowGraph,
+    isDeployed: z.boolean(),
+    deployedAt: z.string().optional(),
+    deployedVersion: z.number().int().optional(),
+    needsRedeployment: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Workflow' });
+
+export const workflowSummary = workflow.omit({ state: true }).meta({ id: 'WorkflowSummary' });
+
+export const workflowStatus = z
+  .object({ isDeployed: z.boolean(), deployedAt: z.string().optional(), needsRedeployment: z.boolean() })
+  .meta({ id: 'WorkflowStatus' });
+
+export const syncResult = z
+  .object({
+    success: z.boolean(),
+    output: z.unknown().optional(),
+    error: z.string().optional(),
+    metadata: z.object({ duration: z.number(), executionId: z.string() }).passthrough().optional(),
+    traceSpans: z.array(z.unknown()).optional(),
+    totalDuration: z.number().optional(),
+  })
+  .meta({ id: 'SyncExecutionResult' });
+
+const name = z.string().trim().min(1).max(200);
+
+export const createUserBody = z.object({ email: z.email(), name, plan: plan.optional() });
+export const createApiKeyBody = z.object({ name: z.string().trim().min(1).max(100).optional() });
+export const createWorkspaceAdminBody = z.object({ name, ownerId: id });
+export const createWorkspaceBody = z.object({ name });
+export const importWorkflowBody = z.object({
+  workspaceId: id,
+  name,
+  description: z.string().max(2000).optional(),
+  state: workflowGraph,
+  deploy: z.boolean().optional(),
+});
+export const createOrganizationBody = z.object({ name, ownerId: id });
+export const addOrganizationMemberBody = z.object({ userId: id, role: organizationRole });
+export const addWorkspaceMemberBody = z.object({ userId: id, permissions: workspacePermission });
+export const removeWorkspaceMemberQuery = z.object({ userId: id });
+
+export const createWorkflowBody = z.object({
+  workspaceId: id,
+  name,
+  description: z.string().max(2000).optional(),
+  folderId: z.string().nullable().optional(),
+  state: workflowGraph.optional(),
+});
+export const updateWorkflowBody = z
+  .object({
+    name: name.optional(),
+    description: z.string().max(2000).optional(),
+    folderId: z.string().nullable().optional(),
+    state: workflowGraph.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'Nothing to update: give name, description, folderId or state',
+  });
+export const listWorkflowsQuery = z.object({ workspaceId: id });
+
+export const workspaceIdParams = z.object({ workspaceId: id });
+export const workflowIdParams = z.object({ workflowId: id });
+export const userIdParams = z.object({ userId: id });
+export const organizationIdParams = z.object({ orgId: id });
+export const keyIdParams = z.object({ keyId: id });
+
+/** The execute body: workflow input fields plus the control members. */
+export const executeBody = z
+  .object({
+    stream: z.boolean().optional(),
+    selectedOutputs: z.array(z.string()).optional(),
+  })
+  .catchall(z.unknown());
+
+export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });

@@ -1,0 +1,38 @@
+import type { EngineDeps } from '../types';
+import type { BlockDefinition } from './types';
+
+export const defaultFunctionTimeoutInMs = 10_000;
+export const defaultFunctionMemoryLimitInBytes = 64 * 1024 * 1024;
+/** Longer than this could not finish inside one Lambda invocation anyway. */
+const maxFunctionTimeoutInMs = 15 * 60 * 1000;
+
+/** The time limit a block asks for in `timeoutMs`, else the deployment's default. */
+export function functionTimeoutInMs(configured: unknown, deps: EngineDeps): number {
+  const fallback = deps.functionTimeoutInMs ?? defaultFunctionTimeoutInMs;
+  const asked = typeof configured === 'string' && configured.trim() !== '' ? Number(configured) : configured;
+  if (typeof asked !== 'number' || !Number.isFinite(asked) || asked <= 0) return fallback;
+  return Math.min(Math.ceil(asked), maxFunctionTimeoutInMs);
+}
+
+export function functionMemoryLimitInBytes(deps: EngineDeps): number {
+  return deps.functionMemoryLimitInBytes ?? defaultFunctionMemoryLimitInBytes;
+}
+
+/** Runs the block's code in the sandbox; references in the code arrive as JSON literals. */
+export const functionBlock: BlockDefinition = {
+  type: 'function',
+  resolveInputs: (block, resolve) => {
+    const { code, timeoutMs } = block.config;
+    const inputs: Record<string, unknown> = { code: typeof code === 'string' ? resolve.code(code) : '' };
+    if (timeoutMs !== undefined) inputs.timeoutMs = resolve.value(timeoutMs);
+    return inputs;
+  },
+  async execute(inputs, { deps }) {
+    const { result, stdout } = await deps.codeRunner.run({
+      code: String(inputs.code),
+      timeoutInMs: functionTimeoutInMs(inputs.timeoutMs, deps),
+      memoryLimitInBytes: functionMemoryLimitInBytes(deps),
+    });
+    return { output: { result, stdout } };
+  },
+};

@@ -1,0 +1,76 @@
+/**
+ * The run's cost object (USD). Model blocks report what each call used; the run adds it up per model.
+ */
+import type { CostSummary, ModelCost, TokenCounts } from './types';
+
+/** What one model call used and cost. */
+export interface ModelUsage {
+  model: string;
+  /** USD for the prompt tokens. */
+  input: number;
+  /** USD for the completion tokens. */
+  output: number;
+  tokens: TokenCounts;
+}
+
+export function zeroTokens(): TokenCounts {
+  return { prompt: 0, completion: 0, total: 0 };
+}
+
+export function emptyCost(): CostSummary {
+  return { total: 0, tokens: zeroTokens(), models: {} };
+}
+
+function addTokens(a: TokenCounts, b: TokenCounts): TokenCounts {
+  return { prompt: a.prompt + b.prompt, completion: a.completion + b.completion, total: a.total + b.total };
+}
+
+/** Float sums drift (0.1 + 0.2); a billionth of a dollar is far below anything that is billed. */
+function usd(value: number): number {
+  return Math.round(value * 1e9) / 1e9;
+}
+
+export function modelCostOf(usage: ModelUsage): ModelCost {
+  return {
+    input: usage.input,
+    output: usage.output,
+    total: usd(usage.input + usage.output),
+    tokens: { ...usage.tokens },
+  };
+}
+
+/** A new summary with one model call added. */
+export function addModelUsage(summary: CostSummary, usage: ModelUsage): CostSummary {
+  const previous = summary.models[usage.model];
+  const call = modelCostOf(usage);
+  const model: ModelCost = previous
+    ? {
+        input: usd(previous.input + call.input),
+        output: usd(previous.output + call.output),
+        total: usd(previous.total + call.total),
+        tokens: addTokens(previous.tokens, call.tokens),
+      }
+    : call;
+  return {
+    total: usd(summary.total + call.total),
+    tokens: addTokens(summary.tokens, call.tokens),
+    models: { ...summary.models, [usage.model]: model },
+  };
+}
+
+/** A charge that belongs to no model, such as a base charge per run. */
+export function addCharge(summary: CostSummary, amount: number): CostSummary {
+  return { ...summary, total: usd(summary.total + amount) };
+}
+
+/** Two summaries added, e.g. a child workflow's cost into its parent's. */
+export function mergeCosts(a: CostSummary, b: CostSummary): CostSummary {
+  let merged: CostSummary = addCharge(
+    a,
+    b.total - Object.values(b.models).reduce((sum, model) => sum + model.total, 0),
+  );
+  for (const [model, cost] of Object.entries(b.models)) {
+    merged = addModelUsage(merged, { model, input: cost.input, output: cost.output, tokens: cost.tokens });
+  }
+  return merged;
+}

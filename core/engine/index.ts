@@ -1,0 +1,8 @@
+/** The engine's public surface, for handlers and adapters. */
+export * from './cost';
+export * from './graph';
+export * from './input';
+export * from './references';
+export * from './run';
+export type * from './types';
+export type { BlockDefinition, BlockOutcome, ResponseData } from './blocks/types';

@@ -1,0 +1,106 @@
+/**
+ * The typed error hierarchy. Every error a caller may see carries its HTTP status and wire code;
+ * anything else is an internal failure and is answered as a plain 500 with no internals.
+ */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface ServiceErrorOptions {
+  cause?: unknown;
+  details?: ErrorDetail[];
+  headers?: Record<string, string>;
+}
+
+export class ServiceError extends Error {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly details?: ErrorDetail[];
+  readonly headers?: Record<string, string>;
+
+  constructor(message: string, statusCode: number, code: string, options: ServiceErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.statusCode = statusCode;
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+export class InvalidJsonError extends ServiceError {
+  constructor(message = 'Request body is not valid JSON', options?: ServiceErrorOptions) {
+    super(message, 400, 'INVALID_JSON', options);
+  }
+}
+
+export class ValidationError extends ServiceError {
+  constructor(message: string, details: ErrorDetail[] = [], options?: Omit<ServiceErrorOptions, 'details'>) {
+    super(message, 400, 'VALIDATION_ERROR', { ...options, details });
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  constructor(message = 'Missing or invalid API key', options?: ServiceErrorOptions) {
+    super(message, 401, 'UNAUTHORIZED', options);
+  }
+}
+
+export class ForbiddenError extends ServiceError {
+  constructor(message = 'You do not have permission to do this', options?: ServiceErrorOptions) {
+    super(message, 403, 'FORBIDDEN', options);
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(message = 'Not found', options?: ServiceErrorOptions) {
+    super(message, 404, 'NOT_FOUND', options);
+  }
+}
+
+export class ConflictError extends ServiceError {
+  constructor(message: string, options?: ServiceErrorOptions) {
+    super(message, 409, 'CONFLICT', options);
+  }
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  constructor(message: string, options?: ServiceErrorOptions) {
+    super(message, 413, 'PAYLOAD_TOO_LARGE', options);
+  }
+}
+
+export class UsageLimitExceededError extends ServiceError {
+  constructor(message = 'Usage limit exceeded', options?: ServiceErrorOptions) {
+    super(message, 402, 'USAGE_LIMIT_EXCEEDED', options);
+  }
+}
+
+export class TimeoutError extends ServiceError {
+  constructor(message = 'Request timed out', options?: ServiceErrorOptions) {
+    super(message, 408, 'TIMEOUT', options);
+  }
+}
+
+export class RateLimitExceededError extends ServiceError {
+  readonly retryAfterInSeconds: number;
+  constructor(retryAfterInSeconds: number, message = 'Rate limit exceeded', options?: ServiceErrorOptions) {
+    super(message, 429, 'RATE_LIMIT_EXCEEDED', {
+      ...options,
+      headers: { ...options?.headers, 'Retry-After': String(retryAfterInSeconds) },
+    });
+    this.retryAfterInSeconds = retryAfterInSeconds;
+  }
+}
+
+/** A workflow run that failed. Its message is the run's error, which the caller is meant to see. */
+export class ExecutionError extends ServiceError {
+  constructor(message: string, options?: ServiceErrorOptions) {
+    super(message, 500, 'EXECUTION_ERROR', options);
+  }
+}
+
+export function isServiceError(error: unknown): error is ServiceError {
+  return error instanceof ServiceError;
+}

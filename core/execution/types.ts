@@ -1,0 +1,55 @@
+/**
+ * The messages that travel through the execution state machine (catalog/execution-definition.ts).
+ * Kept small: the deployed snapshot and large results are loaded by reference, never carried.
+ */
+import type { RunResult } from '../engine/types';
+
+export type Trigger = 'api' | 'webhook' | 'schedule' | 'manual' | 'chat' | 'form';
+
+/** State machine input, set by whoever starts a run. */
+export interface ExecutionRequest {
+  executionId: string;
+  workflowId: string;
+  workspaceId: string;
+  userId: string;
+  /** Version of the immutable deployment to run. */
+  deploymentVersion: number;
+  trigger: Trigger;
+  /** Input already validated against the Start block. */
+  input: Record<string, unknown>;
+  startedAt: string;
+  mode: 'sync' | 'async';
+}
+
+/** What the Step task returns; the state machine routes on `status`. */
+export type StepOutcome =
+  | { status: 'running' }
+  | { status: 'waiting'; waitSeconds: number }
+  | { status: 'done'; result: RunResult | { resultRef: string } };
+
+/** The state as Step and Finalize see it: the request plus what earlier states added. */
+export interface ExecutionState extends ExecutionRequest {
+  step?: StepOutcome;
+  /** Set by the Catch of the Step state. */
+  failure?: { Error?: string; Cause?: string };
+}
+
+/** What Finalize returns, and so what a sync execution answers with. */
+export interface ExecutionAnswer {
+  httpStatus: number;
+  headers: Record<string, string>;
+  body: {
+    success: boolean;
+    output?: unknown;
+    error?: string;
+    metadata: { duration: number; executionId: string; startedAt: string; endedAt: string };
+    traceSpans: unknown[];
+    totalDuration: number;
+  };
+}
+
+/** Port: starts runs on the execution state machine (Step Functions in AWS, in-process locally). */
+export interface ExecutionStarter {
+  startSync(request: ExecutionRequest): Promise<ExecutionAnswer>;
+  startAsync(request: ExecutionRequest): Promise<void>;
+}

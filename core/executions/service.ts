@@ -1,0 +1,216 @@
+/**
+ * The run use cases behind the state machine: prepare a run (validate, pick the deployment),
+ * Step (run blocks from the checkpoint), Finalize (write the log entry, shape the answer).
+ */
+import { randomUUID } from 'node:crypto';
+import { validateStartInput } from '../engine/input';
+import { runStep, startRun, type Checkpoint } from '../engine/run';
+import type { EngineDeps, RunResult } from '../engine/types';
+import { ForbiddenError } from '../errors';
+import { newId } from '../ids';
+import type { Principal } from '../identity/service';
+import type { IdentityStore } from '../identity/types';
+import type {
+  ExecutionAnswer,
+  ExecutionRequest,
+  ExecutionState,
+  StepOutcome,
+  Trigger,
+} from '../execution/types';
+import { loadWorkflow } from '../workflows/service';
+import type { WorkflowStore } from '../workflows/types';
+import type { CheckpointStore, ExecutionLogEntry, ExecutionLogStore } from './types';
+
+/** Results above this travel by reference: Step Functions caps a state's payload at 256 KB. */
+export const inlineResultLimitInBytes = 200 * 1024;
+
+export interface PrepareDeps {
+  identity: IdentityStore;
+  workflows: Pick<WorkflowStore, 'getWorkflow' | 'getDeployment'>;
+  now: () => Date;
+}
+
+export async function prepareRun(
+  deps: PrepareDeps,
+  principal: Principal,
+  workflowId: string,
+  body: Record<string, unknown>,
+  options: { trigger: Trigger; mode: 'sync' | 'async' },
+): Promise<ExecutionRequest> {
+  const workflow = await loadWorkflow(deps, principal, workflowId, 'write');
+  if (!workflow.isDeployed || workflow.deployedVersion === undefined) {
+    throw new ForbiddenError('Workflow is not deployed: deploy it before running it');
+  }
+  const deployment = await deps.workflows.getDeployment(workflowId, workflow.deployedVersion);
+  if (!deployment)
+    throw new Error(`Deployment ${workflow.deployedVersion} of workflow ${workflowId} is missing`);
+  return {
+    executionId: randomUUID(),
+    workflowId,
+    workspaceId: workflow.workspaceId,
+    userId: principal.user.id,
+    deploymentVersion: deployment.version,
+    trigger: options.trigger,
+    input: validateStartInput(deployment.state, body),
+    startedAt: deps.now().toISOString(),
+    mode: options.mode,
+  };
+}
+
+export interface StepDeps {
+  deployments: Pick<WorkflowStore, 'getDeployment'>;
+  checkpoints: CheckpointStore;
+  engine: EngineDeps;
+  /** How long one step may run blocks before it checkpoints and hands back to the state machine. */
+  budgetInMs: number;
+}
+
+const resultKey = (executionId: string) => `${executionId}#result`;
+
+export async function executeStep(deps: StepDeps, state: ExecutionState): Promise<StepOutcome> {
+  const resuming = state.step !== undefined && state.step.status !== 'done';
+  const checkpoint = resuming
+    ? await loadCheckpoint(deps, state.executionId)
+    : await firstCheckpoint(deps, state);
+  const outcome = await runStep(checkpoint, deps.engine, { budgetInMs: deps.budgetInMs });
+  if (outcome.status === 'running') {
+    await deps.checkpoints.save(state.executionId, outcome.checkpoint);
+    return { status: 'running' };
+  }
+  if (outcome.status === 'waiting') {
+    await deps.checkpoints.save(state.executionId, outcome.checkpoint);
+    return { status: 'waiting', waitSeconds: outcome.waitSeconds };
+  }
+  if (Buffer.byteLength(JSON.stringify(outcome.result)) <= inlineResultLimitInBytes) {
+    return { status: 'done', result: outcome.result };
+  }
+  await deps.checkpoints.save(resultKey(state.executionId), outcome.result);
+  return { status: 'done', result: { resultRef: resultKey(state.executionId) } };
+}
+
+async function loadCheckpoint(deps: StepDeps, executionId: string): Promise<Checkpoint> {
+  const checkpoint = await deps.checkpoints.load(executionId);
+  if (!checkpoint) throw new Error(`Checkpoint of execution ${executionId} is missing`);
+  return checkpoint as Checkpoint;
+}
+
+async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<Checkpoint> {
+  const deployment = await deps.deployments.getDeployment(state.workflowId, state.deploymentVersion);
+  if (!deployment)
+    throw new Error(`Deployment ${state.deploymentVersion} of workflow ${state.workflowId} is missing`);
+  return startRun({
+    executionId: state.executionId,
+    workflowId: state.workflowId,
+    workspaceId: state.workspaceId,
+    trigger: state.trigger,
+    input: state.input,
+    graph: deployment.state,
+    environment: {},
+    startedAt: state.startedAt,
+  });
+}
+
+export interface FinalizeDeps {
+  logs: ExecutionLogStore;
+  checkpoints: CheckpointStore;
+  now: () => Date;
+}
+
+export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Promise<ExecutionAnswer> {
+  const result = await runResultOf(deps, state);
+  const entry: ExecutionLogEntry = {
+    id: newId('log'),
+    workspaceId: state.workspaceId,
+    workflowId: state.workflowId,
+    executionId: state.executionId,
+    level: result.success ? 'info' : 'error',
+    trigger: state.trigger,
+    startedAt: state.startedAt,
+    endedAt: result.endedAt,
+    totalDurationMs: elapsedMs(state.startedAt, result.endedAt),
+    cost: result.cost,
+    files: null,
+    deploymentVersion: state.deploymentVersion,
+    models: Object.keys(result.cost.models),
+    executionData: {
+      traceSpans: result.traceSpans,
+      finalOutput: result.output,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    },
+  };
+  await deps.logs.putLogEntry(entry);
+  if (state.step !== undefined) await discardRunState(deps, state.executionId);
+  return executionAnswer(state, result, entry.totalDurationMs);
+}
+
+async function runResultOf(deps: FinalizeDeps, state: ExecutionState): Promise<RunResult> {
+  if (state.failure || state.step?.status !== 'done') return failedResult(state, deps.now());
+  const { result } = state.step;
+  if (!('resultRef' in result)) return result;
+  const stored = await deps.checkpoints.load(result.resultRef);
+  if (!stored) throw new Error(`Result of execution ${state.executionId} is missing`);
+  return stored as RunResult;
+}
+
+/** A step that crashed (or timed out) reaches Finalize through the state machine's Catch. */
+function failedResult(state: ExecutionState, now: Date): RunResult {
+  const endedAt = now.toISOString();
+  return {
+    success: false,
+    output: undefined,
+    error: failureMessage(state.failure),
+    httpStatus: 500,
+    responseHeaders: {},
+    traceSpans: [],
+    cost: { total: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
+    startedAt: state.startedAt,
+    endedAt,
+    durationMs: elapsedMs(state.startedAt, endedAt),
+  };
+}
+
+/** Lambda failures carry `{errorMessage, errorType}` as JSON text in `Cause`. */
+export function failureMessage(failure: ExecutionState['failure']): string {
+  if (failure?.Error === 'States.Timeout') return 'The run timed out';
+  if (failure?.Cause) {
+    try {
+      const cause = JSON.parse(failure.Cause) as { errorMessage?: string };
+      if (cause.errorMessage) return `The run failed: ${cause.errorMessage}`;
+    } catch {
+      return `The run failed: ${failure.Cause}`;
+    }
+  }
+  return 'The run failed';
+}
+
+async function discardRunState(deps: FinalizeDeps, executionId: string): Promise<void> {
+  await Promise.all([deps.checkpoints.delete(executionId), deps.checkpoints.delete(resultKey(executionId))]);
+}
+
+function elapsedMs(from: string, to: string): number {
+  return Math.max(0, Date.parse(to) - Date.parse(from));
+}
+
+export function executionAnswer(
+  state: ExecutionRequest,
+  result: RunResult,
+  totalDurationMs: number,
+): ExecutionAnswer {
+  return {
+    httpStatus: result.success ? result.httpStatus : 500,
+    headers: result.success ? result.responseHeaders : {},
+    body: {
+      success: result.success,
+      ...(result.output === undefined ? {} : { output: result.output }),
+      ...(result.error === undefined ? {} : { error: result.error }),
+      metadata: {
+        duration: totalDurationMs,
+        executionId: state.executionId,
+        startedAt: state.startedAt,
+        endedAt: result.endedAt,
+      },
+      traceSpans: result.traceSpans,
+      totalDuration: totalDurationMs,
+    },
+  };
+}

@@ -1,0 +1,199 @@
+/** Identity use cases: users, API keys, workspaces, organizations and their members. */
+import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
+import { newId } from '../ids';
+import { requireWorkspaceAccess } from './access';
+import { generateApiKey, hashApiKey, looksLikeApiKey } from './api-keys';
+import type {
+  ApiKeyRecord,
+  IdentityStore,
+  Organization,
+  OrganizationMembership,
+  OrganizationRole,
+  Plan,
+  User,
+  Workspace,
+  WorkspaceMembership,
+  WorkspacePermission,
+} from './types';
+
+export interface Principal {
+  user: User;
+  apiKeyId: string;
+}
+
+export interface IdentityDeps {
+  store: IdentityStore;
+  now: () => Date;
+}
+
+export type ApiKeyView = Omit<ApiKeyRecord, 'hash'>;
+
+export function apiKeyView({ hash: _hash, ...rest }: ApiKeyRecord): ApiKeyView {
+  return rest;
+}
+
+export async function createUser(
+  deps: IdentityDeps,
+  input: { email: string; name: string; plan?: Plan },
+): Promise<User> {
+  const user: User = {
+    id: newId('usr'),
+    email: input.email.trim().toLowerCase(),
+    name: input.name,
+    plan: input.plan ?? 'free',
+    createdAt: deps.now().toISOString(),
+  };
+  await deps.store.createUser(user);
+  return user;
+}
+
+async function requireUser(deps: IdentityDeps, userId: string): Promise<User> {
+  const user = await deps.store.getUser(userId);
+  if (!user) throw new NotFoundError(`User ${userId} not found`);
+  return user;
+}
+
+export async function issueApiKey(
+  deps: IdentityDeps,
+  userId: string,
+  name = 'Default',
+): Promise<ApiKeyView & { key: string }> {
+  await requireUser(deps, userId);
+  const generated = generateApiKey();
+  const record: ApiKeyRecord = {
+    id: newId('key'),
+    userId,
+    name,
+    prefix: generated.prefix,
+    hash: generated.hash,
+    createdAt: deps.now().toISOString(),
+  };
+  await deps.store.putApiKey(record);
+  return { ...apiKeyView(record), key: generated.key };
+}
+
+export async function authenticate(deps: IdentityDeps, key: string | undefined): Promise<Principal> {
+  if (!key) throw new UnauthorizedError('Missing API key: send it in the x-api-key header');
+  const record = looksLikeApiKey(key) ? await deps.store.findApiKeyByHash(hashApiKey(key)) : undefined;
+  if (!record) throw new UnauthorizedError('Invalid API key');
+  const user = await deps.store.getUser(record.userId);
+  if (!user) throw new UnauthorizedError('Invalid API key');
+  return { user, apiKeyId: record.id };
+}
+
+export async function listApiKeys(deps: IdentityDeps, principal: Principal): Promise<ApiKeyView[]> {
+  return (await deps.store.listApiKeys(principal.user.id)).map(apiKeyView);
+}
+
+export async function revokeApiKey(
+  deps: IdentityDeps,
+  principal: Principal,
+  keyId: string,
+): Promise<ApiKeyView> {
+  const deleted = await deps.store.deleteApiKey(principal.user.id, keyId);
+  if (!deleted) throw new NotFoundError(`API key ${keyId} not found`);
+  return apiKeyView(deleted);
+}
+
+export async function createWorkspace(deps: IdentityDeps, ownerId: string, name: string): Promise<Workspace> {
+  await requireUser(deps, ownerId);
+  const workspace: Workspace = { id: newId('ws'), name, ownerId, createdAt: deps.now().toISOString() };
+  await deps.store.createWorkspace(workspace, {
+    workspaceId: workspace.id,
+    userId: ownerId,
+    permissions: 'admin',
+  });
+  return workspace;
+}
+
+export type WorkspaceView = Workspace & { permissions: WorkspacePermission };
+
+export async function listWorkspaces(deps: IdentityDeps, principal: Principal): Promise<WorkspaceView[]> {
+  const memberships = await deps.store.listWorkspaceMembershipsOfUser(principal.user.id);
+  const workspaces = await Promise.all(
+    memberships.map(async (membership) => {
+      const workspace = await deps.store.getWorkspace(membership.workspaceId);
+      return workspace && { ...workspace, permissions: membership.permissions };
+    }),
+  );
+  return workspaces.filter((workspace): workspace is WorkspaceView => workspace !== undefined);
+}
+
+export async function getWorkspace(
+  deps: IdentityDeps,
+  principal: Principal,
+  workspaceId: string,
+): Promise<WorkspaceView> {
+  const membership = await requireWorkspaceAccess(deps.store, principal.user.id, workspaceId, 'read');
+  const workspace = await deps.store.getWorkspace(workspaceId);
+  if (!workspace) throw new NotFoundError('Workspace not found');
+  return { ...workspace, permissions: membership.permissions };
+}
+
+export async function addWorkspaceMember(
+  deps: IdentityDeps,
+  input: WorkspaceMembership,
+): Promise<WorkspaceMembership> {
+  const workspace = await deps.store.getWorkspace(input.workspaceId);
+  if (!workspace) throw new NotFoundError(`Workspace ${input.workspaceId} not found`);
+  await requireUser(deps, input.userId);
+  if (workspace.ownerId === input.userId && input.permissions !== 'admin') {
+    throw new ValidationError('The workspace owner always keeps admin permissions', [
+      { path: 'permissions', message: 'The owner must stay admin' },
+    ]);
+  }
+  await deps.store.putWorkspaceMembership(input);
+  return input;
+}
+
+export async function removeWorkspaceMember(
+  deps: IdentityDeps,
+  workspaceId: string,
+  userId: string,
+): Promise<WorkspaceMembership> {
+  const workspace = await deps.store.getWorkspace(workspaceId);
+  if (!workspace) throw new NotFoundError(`Workspace ${workspaceId} not found`);
+  if (workspace.ownerId === userId) {
+    throw new ValidationError('The workspace owner cannot be removed', [
+      { path: 'userId', message: 'This user owns the workspace' },
+    ]);
+  }
+  const removed = await deps.store.deleteWorkspaceMembership(workspaceId, userId);
+  if (!removed) throw new NotFoundError(`User ${userId} is not a member of workspace ${workspaceId}`);
+  return removed;
+}
+
+export async function createOrganization(
+  deps: IdentityDeps,
+  input: { name: string; ownerId: string },
+): Promise<Organization> {
+  await requireUser(deps, input.ownerId);
+  const organization: Organization = {
+    id: newId('org'),
+    name: input.name,
+    ownerId: input.ownerId,
+    createdAt: deps.now().toISOString(),
+  };
+  await deps.store.createOrganization(organization, {
+    organizationId: organization.id,
+    userId: input.ownerId,
+    role: 'owner',
+  });
+  return organization;
+}
+
+export async function addOrganizationMember(
+  deps: IdentityDeps,
+  input: { organizationId: string; userId: string; role: OrganizationRole },
+): Promise<OrganizationMembership> {
+  const organization = await deps.store.getOrganization(input.organizationId);
+  if (!organization) throw new NotFoundError(`Organization ${input.organizationId} not found`);
+  await requireUser(deps, input.userId);
+  if (organization.ownerId === input.userId && input.role !== 'owner') {
+    throw new ValidationError('The organization owner keeps the owner role', [
+      { path: 'role', message: 'The owner must stay owner' },
+    ]);
+  }
+  await deps.store.putOrganizationMembership(input);
+  return input;
+}

@@ -1,0 +1,75 @@
+/** Users, API keys, workspaces, organizations and memberships, and the port that stores them. */
+
+export type Plan = 'free' | 'pro' | 'team' | 'enterprise';
+export type WorkspacePermission = 'read' | 'write' | 'admin';
+export type OrganizationRole = 'owner' | 'admin' | 'member';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  plan: Plan;
+  createdAt: string;
+}
+
+/** An API key as stored: only its SHA-256 hash, never the key. */
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string;
+  /** The first characters of the key, shown in listings so a person can tell keys apart. */
+  prefix: string;
+  hash: string;
+  createdAt: string;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  ownerId: string;
+  createdAt: string;
+}
+
+export interface WorkspaceMembership {
+  workspaceId: string;
+  userId: string;
+  permissions: WorkspacePermission;
+}
+
+export interface Organization {
+  id: string;
+  name: string;
+  ownerId: string;
+  createdAt: string;
+}
+
+export interface OrganizationMembership {
+  organizationId: string;
+  userId: string;
+  role: OrganizationRole;
+}
+
+/** Port. Every method is a key lookup or a Query on a key built for it: no scans. */
+export interface IdentityStore {
+  /** Throws ConflictError when the e-mail address is taken. */
+  createUser(user: User): Promise<void>;
+  getUser(userId: string): Promise<User | undefined>;
+
+  putApiKey(record: ApiKeyRecord): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(userId: string): Promise<ApiKeyRecord[]>;
+  /** Returns the deleted record, or undefined when the user has no such key. */
+  deleteApiKey(userId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
+
+  /** Stores the workspace and its owner's admin membership. */
+  createWorkspace(workspace: Workspace, owner: WorkspaceMembership): Promise<void>;
+  getWorkspace(workspaceId: string): Promise<Workspace | undefined>;
+  putWorkspaceMembership(membership: WorkspaceMembership): Promise<void>;
+  getWorkspaceMembership(workspaceId: string, userId: string): Promise<WorkspaceMembership | undefined>;
+  deleteWorkspaceMembership(workspaceId: string, userId: string): Promise<WorkspaceMembership | undefined>;
+  listWorkspaceMembershipsOfUser(userId: string): Promise<WorkspaceMembership[]>;
+
+  createOrganization(organization: Organization, owner: OrganizationMembership): Promise<void>;
+  getOrganization(organizationId: string): Promise<Organization | undefined>;
+  putOrganizationMembership(membership: OrganizationMembership): Promise<void>;
+}

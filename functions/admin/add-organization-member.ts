@@ -1,0 +1,8 @@
+import { addOrganizationMember } from '../../core/identity/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { identityDeps } from '../wiring/identity';
+
+export const handler = httpRoute('adminAddOrganizationMember', async ({ params, body }) =>
+  ok({ data: await addOrganizationMember(identityDeps(), { organizationId: params.orgId, ...body }) }),
+);

@@ -1,0 +1,8 @@
+import { removeWorkspaceMember } from '../../core/identity/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { identityDeps } from '../wiring/identity';
+
+export const handler = httpRoute('adminRemoveWorkspaceMember', async ({ params, query }) =>
+  ok({ data: await removeWorkspaceMember(identityDeps(), params.workspaceId, query.userId) }),
+);

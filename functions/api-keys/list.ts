@@ -1,0 +1,8 @@
+import { listApiKeys } from '../../core/identity/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { identityDeps } from '../wiring/identity';
+
+export const handler = httpRoute('listApiKeys', async ({ principal }) =>
+  ok({ data: await listApiKeys(identityDeps(), principal) }),
+);

@@ -1,0 +1,19 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { ExecutionState } from '../../core/execution/types';
+import { finalizeRun } from '../../core/executions/service';
+import { logger } from '../http/logger';
+import { finalizeDeps } from '../wiring/execution';
+
+/** Finalize task: writes the log entry and shapes the answer a sync caller receives. */
+export async function finalize(state: ExecutionState) {
+  logger.appendKeys({ executionId: state.executionId, workflowId: state.workflowId });
+  const answer = await finalizeRun(finalizeDeps(), state);
+  logger.info('Run finalized', {
+    success: answer.body.success,
+    level: answer.body.success ? 'info' : 'error',
+  });
+  return answer;
+}
+
+export const handler = middy(finalize).use(injectLambdaContext(logger, { resetKeys: true }));

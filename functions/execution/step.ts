@@ -1,0 +1,16 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { ExecutionState } from '../../core/execution/types';
+import { executeStep } from '../../core/executions/service';
+import { logger } from '../http/logger';
+import { stepDeps } from '../wiring/step';
+
+/** Step task of the execution state machine. A thrown error reaches Finalize through the Catch. */
+export async function step(state: ExecutionState) {
+  logger.appendKeys({ executionId: state.executionId, workflowId: state.workflowId });
+  const outcome = await executeStep(stepDeps(), state);
+  logger.info('Step ended', { status: outcome.status });
+  return outcome;
+}
+
+export const handler = middy(step).use(injectLambdaContext(logger, { resetKeys: true }));

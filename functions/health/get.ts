@@ -1,0 +1,4 @@
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+
+export const handler = httpRoute('getHealth', async () => ok({ status: 'ok' }));

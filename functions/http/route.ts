@@ -1,0 +1,109 @@
+/**
+ * Turns a route of the route table into a Lambda handler: authenticate, parse and validate with
+ * the route's zod schemas, call the route's function, answer JSON, map errors.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { z } from 'zod';
+import { findRoute, type RouteDefinition, type RouteId, type routes } from '../../catalog/routes';
+import { InvalidJsonError, PayloadTooLargeError, ValidationError } from '../../core/errors';
+import { authenticate, type Principal } from '../../core/identity/service';
+import { identityDeps } from '../wiring/identity';
+import { requireAdminKey } from './admin-key';
+import { logger } from './logger';
+import { errorResponse, type JsonResponse, toProxyResult } from './responses';
+
+export const maxJsonBodyInBytes = 10 * 1024 * 1024;
+
+type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
+type Part<R, K extends string> = R extends { request: infer Q }
+  ? K extends keyof Q
+    ? Q[K] extends z.ZodType
+      ? z.output<Q[K]>
+      : undefined
+    : undefined
+  : undefined;
+
+export interface RouteInput<R> {
+  params: Part<R, 'params'>;
+  query: Part<R, 'query'>;
+  body: Part<R, 'body'>;
+  principal: R extends { auth: 'apiKey' } ? Principal : undefined;
+  headers: Record<string, string>;
+  event: APIGatewayProxyEvent;
+}
+
+export function httpRoute<Id extends RouteId>(
+  id: Id,
+  fn: (input: RouteInput<RouteById<Id>>) => Promise<JsonResponse>,
+) {
+  const route = findRoute(id);
+  const handle = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    try {
+      const headers = lowercaseHeaders(event.headers);
+      const principal = await authorize(route, headers);
+      const input = {
+        params: validate(route.request?.params, event.pathParameters ?? {}, 'path parameter'),
+        query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
+        body: route.request?.body ? validate(route.request.body, parseJsonBody(event), 'body') : undefined,
+        principal,
+        headers,
+        event,
+      } as RouteInput<RouteById<Id>>;
+      return toProxyResult(await fn(input));
+    } catch (error) {
+      return toProxyResult(errorResponse(error));
+    }
+  };
+  return middy(handle).use(injectLambdaContext(logger, { resetKeys: true }));
+}
+
+async function authorize(
+  route: RouteDefinition,
+  headers: Record<string, string>,
+): Promise<Principal | undefined> {
+  if (route.auth === 'admin') {
+    await requireAdminKey(headers['x-admin-key']);
+    return undefined;
+  }
+  if (route.auth === 'apiKey') {
+    const principal = await authenticate(identityDeps(), headers['x-api-key']);
+    logger.appendKeys({ userId: principal.user.id });
+    return principal;
+  }
+  return undefined;
+}
+
+export function lowercaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {}))
+    if (value !== undefined) result[name.toLowerCase()] = value;
+  return result;
+}
+
+export function parseJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): unknown {
+  if (event.body === null || event.body === undefined || event.body === '') return {};
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(text) > maxJsonBodyInBytes) {
+    throw new PayloadTooLargeError(`Request body is larger than ${maxJsonBodyInBytes / 1024 / 1024} MB`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidJsonError(`Request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+export function validate<T extends z.ZodType | undefined>(schema: T, value: unknown, where: string): unknown {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(root)',
+    message: issue.message,
+  }));
+  const first = details[0];
+  const field = first.path === '(root)' ? `Invalid ${where}` : `Invalid ${where} "${first.path}"`;
+  throw new ValidationError(`${field}: ${first.message}`, details);
+}

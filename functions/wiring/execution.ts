@@ -1,0 +1,44 @@
+/** Wiring of the run path: the execution starter for the execute route, and Step/Finalize deps. */
+import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
+import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
+import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
+import type { ExecutionStarter } from '../../core/execution/types';
+import type { FinalizeDeps, PrepareDeps } from '../../core/executions/service';
+import { cachedDeployments } from '../../core/workflows/deployment-cache';
+import { overrides } from './overrides';
+import { blobStore } from './storage';
+import { workflowDeps } from './workflows';
+
+let deployments: ReturnType<typeof cachedDeployments> | undefined;
+
+/** Deployments are immutable, so one cache serves the whole process. */
+export function deploymentReader(): ReturnType<typeof cachedDeployments> {
+  deployments ??= cachedDeployments({
+    getDeployment: (workflowId, version) => workflowDeps().workflows.getDeployment(workflowId, version),
+  });
+  return deployments;
+}
+
+export function prepareDeps(): PrepareDeps {
+  const deps = workflowDeps();
+  return {
+    identity: deps.identity,
+    workflows: {
+      getWorkflow: (id) => deps.workflows.getWorkflow(id),
+      getDeployment: deploymentReader().getDeployment,
+    },
+    now: deps.now,
+  };
+}
+
+export function executionStarter(): ExecutionStarter {
+  return overrides.executionStarter ?? SfnExecutionStarter.fromEnv();
+}
+
+export function finalizeDeps(): FinalizeDeps {
+  return {
+    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
+    now: () => new Date(),
+  };
+}

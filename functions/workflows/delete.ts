@@ -1,0 +1,9 @@
+import { deleteWorkflow } from '../../core/workflows/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { workflowDeps } from '../wiring/workflows';
+
+export const handler = httpRoute('deleteWorkflow', async ({ principal, params }) => {
+  const { state: _state, ...summary } = await deleteWorkflow(workflowDeps(), principal, params.workflowId);
+  return ok({ data: summary });
+});

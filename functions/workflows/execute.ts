@@ -1,0 +1,21 @@
+import { prepareRun } from '../../core/executions/service';
+import { logger } from '../http/logger';
+import type { JsonResponse } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { executionStarter, prepareDeps } from '../wiring/execution';
+
+export const handler = httpRoute(
+  'executeWorkflow',
+  async ({ principal, params, body }): Promise<JsonResponse> => {
+    const request = await prepareRun(prepareDeps(), principal, params.workflowId, body, {
+      trigger: 'api',
+      mode: 'sync',
+    });
+    logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
+    const answer = await executionStarter().startSync(request);
+    logger.info('Run finished', { success: answer.body.success, durationMs: answer.body.metadata.duration });
+    // A failed run answers with its result and the EXECUTION_ERROR code, so clients can tell it from a crash.
+    const result = answer.body.success ? answer.body : { ...answer.body, code: 'EXECUTION_ERROR' };
+    return { statusCode: answer.httpStatus, headers: answer.headers, body: result };
+  },
+);

@@ -1,0 +1,8 @@
+import { getWorkflow } from '../../core/workflows/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { workflowDeps } from '../wiring/workflows';
+
+export const handler = httpRoute('getWorkflow', async ({ principal, params }) =>
+  ok({ data: await getWorkflow(workflowDeps(), principal, params.workflowId) }),
+);

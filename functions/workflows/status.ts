@@ -1,0 +1,8 @@
+import { getWorkflowStatus } from '../../core/workflows/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { workflowDeps } from '../wiring/workflows';
+
+export const handler = httpRoute('getWorkflowStatus', async ({ principal, params }) =>
+  ok(await getWorkflowStatus(workflowDeps(), principal, params.workflowId)),
+);

@@ -1,0 +1,14 @@
+import type { WorkflowGraph } from '../../core/engine/types';
+import { updateWorkflow } from '../../core/workflows/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { workflowDeps } from '../wiring/workflows';
+
+export const handler = httpRoute('updateWorkflow', async ({ principal, params, body }) =>
+  ok({
+    data: await updateWorkflow(workflowDeps(), principal, params.workflowId, {
+      ...body,
+      state: body.state as WorkflowGraph | undefined,
+    }),
+  }),
+);

@@ -1,0 +1,137 @@
+/**
+ * Turns one function's `ResourceAccess` (from the catalogue) into least-privilege IAM statements on
+ * the function's role and into the environment variables that tell the handler where each resource
+ * is. Statements are written out rather than taken from CDK's `grant*` helpers, so that they name
+ * exact actions (no `s3:GetObject*`, no `dynamodb:Scan`: the design forbids scans on request paths)
+ * and exact index ARNs from the catalogue (no `index/*`).
+ */
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import {
+  type BucketName,
+  buckets,
+  type QueueName,
+  queues,
+  type ResourceAccess,
+  type StateMachineName,
+  stateMachines,
+  type TableName,
+  tables,
+} from '../../catalog/resources';
+import type { ServiceResources } from '../service-resources';
+
+/** DynamoDB actions per access level. TransactWriteItems is authorised through these item actions. */
+export const tableActions = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+} as const;
+
+export const bucketActions = {
+  /** ListBucket lets a missing key answer 404 (NoSuchKey) rather than 403. */
+  readBucket: ['s3:ListBucket'],
+  readObjects: ['s3:GetObject'],
+  writeObjects: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+} as const;
+
+export const queueActions = {
+  send: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+  consume: [
+    'sqs:ReceiveMessage',
+    'sqs:DeleteMessage',
+    'sqs:ChangeMessageVisibility',
+    'sqs:GetQueueAttributes',
+    'sqs:GetQueueUrl',
+  ],
+} as const;
+
+export const stateMachineActions = {
+  startSync: ['states:StartSyncExecution'],
+  start: ['states:StartExecution'],
+} as const;
+
+export interface ResourceAccessGrantProps {
+  readonly function: lambda.Function;
+  readonly access: ResourceAccess;
+  readonly resources: ServiceResources;
+}
+
+export class ResourceAccessGrant extends Construct {
+  /** The environment variables this grant added, by name (for tests). */
+  readonly environment: Record<string, string> = {};
+
+  constructor(scope: Construct, id: string, props: ResourceAccessGrantProps) {
+    super(scope, id);
+    const { function: fn, access, resources } = props;
+    const allow = (actions: readonly string[], resourceArns: string[]) =>
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: resourceArns }));
+    const setEnv = (name: string, value: string) => {
+      fn.addEnvironment(name, value);
+      this.environment[name] = value;
+    };
+
+    for (const [name, level] of entries<TableName, 'read' | 'readWrite'>(access.tables)) {
+      const table = resources.tables[name];
+      const indexArns = tables[name].indexes.map((index) => `${table.tableArn}/index/${index.name}`);
+      allow(tableActions.read, [table.tableArn]);
+      // Queries on the catalogue's GSIs; items are only read through an index, never written.
+      if (indexArns.length > 0) allow(['dynamodb:Query'], indexArns);
+      if (level === 'readWrite') allow(tableActions.write, [table.tableArn]);
+      setEnv(tables[name].envVar, table.tableName);
+    }
+
+    let objectWildcard = false;
+    for (const [name, level] of entries<BucketName, 'read' | 'readWrite'>(access.buckets)) {
+      const bucket = resources.buckets[name];
+      allow(bucketActions.readBucket, [bucket.bucketArn]);
+      allow(
+        level === 'readWrite'
+          ? [...bucketActions.readObjects, ...bucketActions.writeObjects]
+          : bucketActions.readObjects,
+        [bucket.arnForObjects('*')],
+      );
+      objectWildcard = true;
+      setEnv(buckets[name].envVar, bucket.bucketName);
+    }
+
+    for (const [name, level] of entries<QueueName, 'send' | 'consume'>(access.queues)) {
+      const queue = resources.queues[name];
+      allow(queueActions[level], [queue.queueArn]);
+      setEnv(queues[name].envVar, queue.queueUrl);
+    }
+
+    for (const [name, level] of entries<StateMachineName, 'startSync' | 'start'>(access.stateMachines)) {
+      const machine = resources.stateMachines?.[name];
+      if (!machine) throw new Error(`State machine ${name} is not available to ${fn.node.path}`);
+      if (level === 'startSync' && stateMachines[name].type !== 'EXPRESS') {
+        throw new Error(
+          `State machine ${name} is ${stateMachines[name].type}; only EXPRESS machines start sync`,
+        );
+      }
+      allow(stateMachineActions[level], [machine.stateMachineArn]);
+      setEnv(stateMachines[name].envVar, machine.stateMachineArn);
+    }
+
+    if (objectWildcard && fn.role) {
+      NagSuppressions.addResourceSuppressions(
+        fn.role,
+        [
+          {
+            id: 'AwsSolutions-IAM5',
+            reason:
+              'Object keys in the files bucket are generated at run time (uploads, run outputs, trace spans), ' +
+              'so object actions are granted on <bucket ARN>/*; actions are listed one by one and the ' +
+              'catalogue decides read or readWrite per function.',
+            appliesTo: [{ regex: '/^Resource::.*Bucket.*\\/\\*$/g' }],
+          },
+        ],
+        true,
+      );
+    }
+  }
+}
+
+function entries<K extends string, V>(record: Partial<Record<K, V>> | undefined): [K, V][] {
+  return Object.entries(record ?? {}) as [K, V][];
+}

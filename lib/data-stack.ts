@@ -1,0 +1,136 @@
+/**
+ * The data stack: the catalogue's DynamoDB tables, S3 bucket and SQS queues (each with its DLQ), and
+ * the admin key secret. Stateful resources live here, apart from the functions, so the code stacks
+ * can be replaced freely (replacing the API would otherwise also replace the operators' admin key).
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import {
+  type BucketName,
+  buckets,
+  type QueueName,
+  queues,
+  type TableName,
+  tables,
+} from '../catalog/resources';
+import type { ServiceResources } from './service-resources';
+
+export class DataStack extends Stack {
+  readonly tables = {} as Record<TableName, dynamodb.Table>;
+  readonly buckets = {} as Record<BucketName, s3.Bucket>;
+  readonly queues = {} as Record<QueueName, sqs.Queue>;
+  readonly deadLetterQueues = {} as Record<QueueName, sqs.Queue>;
+  readonly accessLogsBucket: s3.Bucket;
+  readonly adminKeySecret: secretsmanager.Secret;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, { description: 'Workflow service: tables, files bucket, queues, admin key', ...props });
+
+    for (const [name, definition] of Object.entries(tables) as [TableName, (typeof tables)[TableName]][]) {
+      const table = new dynamodb.Table(this, `${pascal(name)}Table`, {
+        partitionKey: { name: definition.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: definition.sortKey, type: dynamodb.AttributeType.STRING },
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      });
+      for (const index of definition.indexes) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+          sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+          projectionType: dynamodb.ProjectionType.ALL,
+        });
+      }
+      this.tables[name] = table;
+    }
+
+    this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+    });
+    NagSuppressions.addResourceSuppressions(this.accessLogsBucket, [
+      {
+        id: 'AwsSolutions-S1',
+        reason:
+          'This bucket receives the server access logs of the files bucket; logging it too would need yet ' +
+          'another bucket (or log into itself, which loops). It is private, TLS-only and expires logs.',
+      },
+    ]);
+
+    for (const [name] of Object.entries(buckets) as [BucketName, (typeof buckets)[BucketName]][]) {
+      this.buckets[name] = new s3.Bucket(this, `${pascal(name)}Bucket`, {
+        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+        encryption: s3.BucketEncryption.S3_MANAGED,
+        enforceSSL: true,
+        versioned: true,
+        objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        serverAccessLogsBucket: this.accessLogsBucket,
+        serverAccessLogsPrefix: `${name}/`,
+        // Presigned URLs carry their own authorisation; browsers (the form page) need CORS to use them.
+        cors: [
+          {
+            allowedMethods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD, s3.HttpMethods.PUT],
+            allowedOrigins: ['*'],
+            allowedHeaders: ['*'],
+            maxAge: 3600,
+          },
+        ],
+        lifecycleRules: [
+          { abortIncompleteMultipartUploadAfter: Duration.days(7) },
+          { noncurrentVersionExpiration: Duration.days(30) },
+        ],
+      });
+    }
+
+    for (const [name, definition] of Object.entries(queues) as [QueueName, (typeof queues)[QueueName]][]) {
+      const deadLetterQueue = new sqs.Queue(this, `${pascal(name)}DeadLetterQueue`, {
+        retentionPeriod: Duration.days(14),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      this.deadLetterQueues[name] = deadLetterQueue;
+      this.queues[name] = new sqs.Queue(this, `${pascal(name)}Queue`, {
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutInSeconds),
+        retentionPeriod: Duration.days(14),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+      });
+    }
+
+    this.adminKeySecret = new secretsmanager.Secret(this, 'AdminApiKey', {
+      description: 'The x-admin-key of the workflow service admin API',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    NagSuppressions.addResourceSuppressions(this.adminKeySecret, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The admin key is an operator credential handed to people and scripts out of band; automatic ' +
+          'rotation would silently lock them out. Operators rotate it deliberately by putting a new value.',
+      },
+    ]);
+    new CfnOutput(this, 'AdminApiKeySecretArn', {
+      value: this.adminKeySecret.secretArn,
+      description: 'Secret holding the x-admin-key: aws secretsmanager get-secret-value --secret-id <this>',
+    });
+  }
+
+  /** What the code stacks need to wire functions to these resources. */
+  get resources(): ServiceResources {
+    return { tables: this.tables, buckets: this.buckets, queues: this.queues };
+  }
+}
+
+export function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

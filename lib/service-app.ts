@@ -1,0 +1,70 @@
+/**
+ * The whole CDK app: the stacks by concern and the cdk-nag checks. `bin/app.ts` and the infra tests
+ * both build the app through `createServiceApp`, so the tests check what `cdk synth` produces.
+ *
+ *   WorkflowData          tables, files bucket (+ access logs bucket), queues + DLQs, admin key secret
+ *   WorkflowExecution     step and finalize workers, Express and Standard state machines
+ *   WorkflowRoutes<Tag>   the route functions of one route-table tag (one stack per tag)
+ *   WorkflowApi           REST API, stage, resources, methods, invoke permissions
+ */
+import { type App, Aspects, type StackProps } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { type RouteDefinition, routes } from '../catalog/routes';
+import { ApiStack } from './api-stack';
+import { DataStack, pascal } from './data-stack';
+import { ExecutionStack } from './execution-stack';
+import { RouteFunctionsStack } from './route-functions-stack';
+
+export const stackNames = {
+  data: 'WorkflowData',
+  execution: 'WorkflowExecution',
+  api: 'WorkflowApi',
+  routes: (tag: string) =>
+    `WorkflowRoutes${tag
+      .split(/[^a-zA-Z0-9]+/)
+      .map(pascal)
+      .join('')}`,
+};
+
+export interface ServiceStacks {
+  data: DataStack;
+  execution: ExecutionStack;
+  routes: Record<string, RouteFunctionsStack>;
+  api: ApiStack;
+}
+
+/**
+ * Adds the service's stacks to `app`. No `env`: the stacks are environment-agnostic, so they
+ * synthesize without credentials and deploy to whatever account and region the CLI is pointed at.
+ */
+export function createServiceApp(app: App, props: StackProps = {}): ServiceStacks {
+  const data = new DataStack(app, stackNames.data, props);
+  const execution = new ExecutionStack(app, stackNames.execution, { ...props, resources: data.resources });
+  const resources = { ...data.resources, stateMachines: execution.stateMachines };
+
+  const byTag = new Map<string, RouteDefinition[]>();
+  for (const route of routes as readonly RouteDefinition[]) {
+    byTag.set(route.tag, [...(byTag.get(route.tag) ?? []), route]);
+  }
+  const routeStacks: Record<string, RouteFunctionsStack> = {};
+  for (const [tag, tagRoutes] of byTag) {
+    routeStacks[tag] = new RouteFunctionsStack(app, stackNames.routes(tag), {
+      ...props,
+      tag,
+      routes: tagRoutes,
+      resources,
+      adminKeySecret: data.adminKeySecret,
+    });
+  }
+
+  const api = new ApiStack(app, stackNames.api, {
+    ...props,
+    routes: (routes as readonly RouteDefinition[]).map((route) => ({
+      route,
+      function: routeStacks[route.tag].functions[route.id].function,
+    })),
+  });
+
+  Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+  return { data, execution, routes: routeStacks, api };
+}

@@ -1,0 +1,20 @@
+/**
+ * The deployed counterparts of the catalogue's tables, buckets, queues and state machines, handed
+ * from the stack that owns them to the stacks whose functions use them.
+ */
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { BucketName, QueueName, StateMachineName, TableName } from '../catalog/resources';
+
+export interface ServiceResources {
+  tables: Record<TableName, dynamodb.ITable>;
+  buckets: Record<BucketName, s3.IBucket>;
+  queues: Record<QueueName, sqs.IQueue>;
+  /** Absent while the execution stack builds its own workers (they start no state machines). */
+  stateMachines?: Partial<Record<StateMachineName, sfn.IStateMachine>>;
+}
+
+/** The secret holding the admin API key (x-admin-key); readable by `auth: 'admin'` routes only. */
+export const adminKeySecretEnvVar = 'ADMIN_API_KEY_SECRET_ARN';

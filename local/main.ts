@@ -1,0 +1,40 @@
+/** `npm start`: the service on http://localhost:3000 with demo data. */
+import { startLocalService } from './service';
+import { ensureDemoData } from './seed';
+
+const startedAt = Date.now();
+process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+const service = await startLocalService({
+  dataDir: process.env.DATA_DIR ?? '.data',
+  port: Number(process.env.PORT ?? 3000),
+  host: process.env.HOST,
+});
+const demo = await ensureDemoData(service.dataDir, service.url, service.adminKey);
+const readyInMs = Date.now() - startedAt;
+
+const lines = [
+  `Workflow service listening on ${service.url} (ready in ${readyInMs} ms; data in ${process.env.DATA_DIR ?? '.data'})`,
+  '',
+  `Admin key (x-admin-key): ${service.adminKey}`,
+  `Demo API key (x-api-key): ${demo.apiKey}`,
+  `Demo workspace: ${demo.workspaceId}`,
+  '',
+  'Try:',
+  `  curl ${service.url}/api/health`,
+  ...demo.workflows.map(
+    (workflow) =>
+      `  curl -X POST ${service.url}/api/workflows/${workflow.id}/execute -H 'x-api-key: ${demo.apiKey}' -H 'content-type: application/json' -d '${JSON.stringify(workflow.sampleInput)}'   # ${workflow.name}`,
+  ),
+  `  curl '${service.url}/api/workflows?workspaceId=${demo.workspaceId}' -H 'x-api-key: ${demo.apiKey}'`,
+  `  curl ${service.url}/api/openapi.json`,
+];
+console.log(lines.join('\n'));
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    service.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

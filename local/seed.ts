@@ -1,0 +1,150 @@
+/**
+ * First-start demo data, created through the admin API like an operator would: a demo user, a
+ * workspace, an API key, and a few deployed example workflows.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WorkflowGraph } from '../core/engine/types';
+
+export interface DemoWorkflow {
+  id: string;
+  name: string;
+  sampleInput: Record<string, unknown>;
+}
+
+export interface DemoData {
+  userId: string;
+  workspaceId: string;
+  /** The demo key is local-only and kept in the data dir so it can be printed at every start. */
+  apiKey: string;
+  workflows: DemoWorkflow[];
+}
+
+const block = (id: string, type: string, name: string, config: Record<string, unknown>) => ({
+  id,
+  type,
+  name,
+  parentId: null,
+  enabled: true,
+  config,
+});
+const edge = (source: string, target: string, sourceHandle = 'source') => ({
+  id: `${source}-${target}`,
+  source,
+  target,
+  sourceHandle,
+});
+const graph = (blocks: ReturnType<typeof block>[], edges: ReturnType<typeof edge>[]): WorkflowGraph => ({
+  blocks: Object.fromEntries(blocks.map((b) => [b.id, b])),
+  edges,
+  loops: {},
+  parallels: {},
+});
+
+export const exampleWorkflows: Array<{
+  name: string;
+  description: string;
+  state: WorkflowGraph;
+  sampleInput: Record<string, unknown>;
+}> = [
+  {
+    name: 'Hello',
+    description: 'Greets someone by name: start → function → response',
+    sampleInput: { name: 'Ada' },
+    state: graph(
+      [
+        block('start', 'start', 'Start', { inputFormat: [{ name: 'name', type: 'string', required: true }] }),
+        block('greet', 'function', 'Greet', { code: "return 'Hello, ' + <start.name> + '!';" }),
+        block('respond', 'response', 'Respond', { data: { greeting: '<greet.result>' }, status: 200 }),
+      ],
+      [edge('start', 'greet'), edge('greet', 'respond')],
+    ),
+  },
+  {
+    name: 'Classify number',
+    description: 'Branches on a condition: big numbers one way, the rest the other',
+    sampleInput: { n: 250 },
+    state: graph(
+      [
+        block('start', 'start', 'Start', { inputFormat: [{ name: 'n', type: 'number', required: true }] }),
+        block('check', 'condition', 'Check', {
+          conditions: [
+            { id: 'big', expression: '<start.n> > 100' },
+            { id: 'small', expression: 'else' },
+          ],
+        }),
+        block('big', 'response', 'Big', { data: { size: 'big', n: '<start.n>' } }),
+        block('small', 'response', 'Small', { data: { size: 'small', n: '<start.n>' } }),
+      ],
+      [
+        edge('start', 'check'),
+        edge('check', 'big', 'condition-big'),
+        edge('check', 'small', 'condition-small'),
+      ],
+    ),
+  },
+  {
+    name: 'Contact form',
+    description: 'Takes a message from a form and counts its words',
+    sampleInput: { email: 'ada@example.com', message: 'Hello there, how are you?' },
+    state: graph(
+      [
+        block('start', 'start', 'Start', {
+          inputFormat: [
+            { name: 'email', type: 'string', required: true, description: 'Your e-mail address' },
+            { name: 'message', type: 'string', required: true, description: 'What you want to tell us' },
+          ],
+        }),
+        block('summarize', 'function', 'Summarize', {
+          code: 'const words = <start.message>.trim().split(/\\s+/).length;\nreturn { from: <start.email>, words };',
+        }),
+        block('respond', 'response', 'Respond', { data: '<summarize.result>' }),
+      ],
+      [edge('start', 'summarize'), edge('summarize', 'respond')],
+    ),
+  },
+];
+
+async function call<T>(baseUrl: string, adminKey: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-admin-key': adminKey },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`Seeding failed at ${path}: ${response.status} ${text}`);
+  return (JSON.parse(text) as { data: T }).data;
+}
+
+/** Seeds once; later starts read the saved demo data. */
+export async function ensureDemoData(dataDir: string, baseUrl: string, adminKey: string): Promise<DemoData> {
+  const file = join(dataDir, 'demo.json');
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as DemoData;
+  const user = await call<{ id: string }>(baseUrl, adminKey, '/api/v1/admin/users', {
+    email: 'demo@example.com',
+    name: 'Demo User',
+    plan: 'pro',
+  });
+  const { key } = await call<{ key: string }>(baseUrl, adminKey, `/api/v1/admin/users/${user.id}/api-keys`, {
+    name: 'Demo key',
+  });
+  const workspace = await call<{ id: string }>(baseUrl, adminKey, '/api/v1/admin/workspaces', {
+    name: 'Demo',
+    ownerId: user.id,
+  });
+  const workflows: DemoWorkflow[] = [];
+  for (const example of exampleWorkflows) {
+    const workflow = await call<{ id: string }>(baseUrl, adminKey, '/api/v1/admin/workflows/import', {
+      workspaceId: workspace.id,
+      name: example.name,
+      description: example.description,
+      state: example.state,
+      deploy: true,
+    });
+    workflows.push({ id: workflow.id, name: example.name, sampleInput: example.sampleInput });
+  }
+  const demo: DemoData = { userId: user.id, workspaceId: workspace.id, apiKey: key, workflows };
+  await writeFile(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}

@@ -1,0 +1,207 @@
+/**
+ * The local stand-in for API Gateway: one Node HTTP server that turns each request into a REST API
+ * proxy event, calls the route's handler module (the same one each Lambda runs), and writes back
+ * its answer.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { type RouteDefinition, routes } from '../catalog/routes';
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+interface CompiledRoute {
+  route: RouteDefinition;
+  pattern: RegExp;
+  parameterNames: string[];
+  handler: Handler;
+}
+
+/** API Gateway refuses payloads over 10 MB; reading stops a little above so the handler can say 413. */
+const maxRequestBytes = 10 * 1024 * 1024 + 1024;
+
+export function compilePath(path: string): { pattern: RegExp; parameterNames: string[] } {
+  const parameterNames: string[] = [];
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const match = /^\{(\w+)\}$/.exec(segment);
+      if (!match) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      parameterNames.push(match[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}/?$`), parameterNames };
+}
+
+export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
+  return Promise.all(
+    (routes as readonly RouteDefinition[]).map(async (route) => {
+      const module = (await import(pathToFileURL(resolve(root, route.entry)).href)) as { handler: Handler };
+      return { route, ...compilePath(route.path), handler: module.handler };
+    }),
+  );
+}
+
+function findRoute(compiled: CompiledRoute[], method: string, path: string) {
+  let pathMatched = false;
+  for (const candidate of compiled) {
+    const match = candidate.pattern.exec(path);
+    if (!match) continue;
+    pathMatched = true;
+    if (candidate.route.method !== method) continue;
+    const pathParameters = Object.fromEntries(
+      candidate.parameterNames.map((name, index) => [name, decodeURIComponent(match[index + 1])]),
+    );
+    return { candidate, pathParameters };
+  }
+  return { pathMatched };
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer | 'too large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > maxRequestBytes) return 'too large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function toEvent(
+  request: IncomingMessage,
+  url: URL,
+  route: RouteDefinition,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    headers[name] = values.join(',');
+    multiValueHeaders[name] = values;
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const isText =
+    body.length === 0 ||
+    /json|text|x-www-form-urlencoded/.test(headers['content-type'] ?? 'application/json');
+  const requestId = randomUUID();
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
+    stageVariables: null,
+    body: body.length === 0 ? null : isText ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: !isText,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: route.method,
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: url.pathname,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: route.id,
+      resourcePath: route.path,
+    },
+  };
+}
+
+function lambdaContext(route: RouteDefinition, timeoutInMs: number): Context {
+  const deadline = Date.now() + timeoutInMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: route.id,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${route.id}`,
+    memoryLimitInMB: String(route.memoryInMb ?? 256),
+    awsRequestId: randomUUID(),
+    logGroupName: `/local/${route.id}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function sendJson(response: ServerResponse, statusCode: number, body: unknown): void {
+  response.writeHead(statusCode, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+export interface LocalServer {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startLocalServer(options: {
+  port: number;
+  host?: string;
+  root: string;
+}): Promise<LocalServer> {
+  const compiled = await loadRoutes(options.root);
+  const server = createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const found = findRoute(compiled, request.method ?? 'GET', url.pathname);
+      if (!('candidate' in found) || !found.candidate) {
+        const status = found.pathMatched ? 405 : 404;
+        const code = found.pathMatched ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND';
+        return sendJson(response, status, { error: `No route for ${request.method} ${url.pathname}`, code });
+      }
+      const body = await readBody(request);
+      if (body === 'too large') {
+        return sendJson(response, 413, {
+          error: 'Request body is larger than 10 MB',
+          code: 'PAYLOAD_TOO_LARGE',
+        });
+      }
+      const { route, handler } = found.candidate;
+      const event = toEvent(request, url, route, found.pathParameters, body);
+      const result = await handler(event, lambdaContext(route, (route.timeoutInSeconds ?? 10) * 1000));
+      response.writeHead(result.statusCode, result.headers as Record<string, string>);
+      response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+    } catch {
+      // Handlers answer their own errors; reaching here means the handler itself broke.
+      if (!response.headersSent)
+        sendJson(response, 500, { error: 'Internal server error', code: 'INTERNAL_ERROR' });
+      else response.end();
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((done) => server.listen(options.port, options.host ?? '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}

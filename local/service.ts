@@ -1,0 +1,71 @@
+/**
+ * The whole service on one machine: the embedded AWS stack, the execution state machine run
+ * in-process, and the HTTP server. `npm start`, the integration tests and the benchmark use it.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { finalize } from '../functions/execution/finalize';
+import { step } from '../functions/execution/step';
+import { forgetAdminKey } from '../functions/http/admin-key';
+import { overrideAdapters } from '../functions/wiring/overrides';
+import { applyEnv, startLocalStack } from './stack';
+import { createLocalExecutionStarter } from './stack/step-functions';
+import { type LocalServer, startLocalServer } from './server';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface LocalServiceOptions {
+  dataDir: string;
+  port?: number;
+  host?: string;
+  /** Taken from ADMIN_API_KEY when not given; else generated once and kept in the data dir. */
+  adminKey?: string;
+}
+
+export interface LocalService {
+  url: string;
+  adminKey: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+async function adminKeyFor(dataDir: string, given: string | undefined): Promise<string> {
+  if (given) return given;
+  const file = join(dataDir, 'admin-key');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const key = `adm_${randomBytes(24).toString('base64url')}`;
+  await writeFile(file, key, { mode: 0o600 });
+  return key;
+}
+
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const adminKey = await adminKeyFor(dataDir, options.adminKey ?? process.env.ADMIN_API_KEY);
+  process.env.ADMIN_API_KEY = adminKey;
+  forgetAdminKey();
+  const stack = await startLocalStack({ dataDir });
+  applyEnv(stack.env);
+  const starter = createLocalExecutionStarter({ step, finalize });
+  overrideAdapters({ executionStarter: starter });
+  let server: LocalServer;
+  try {
+    server = await startLocalServer({ port: options.port ?? 3000, host: options.host, root: repoRoot });
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+  return {
+    url: server.url,
+    adminKey,
+    dataDir,
+    async stop() {
+      await server.close();
+      await starter.drain();
+      await stack.stop();
+    },
+  };
+}

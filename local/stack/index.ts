@@ -1,0 +1,144 @@
+/**
+ * The embedded local stack: the AWS APIs the service uses, on loopback, persistent under one data dir.
+ *
+ * - DynamoDB: dynalite on LevelDB (`<dataDir>/dynamodb`)
+ * - S3: s3rver (`<dataDir>/s3`)
+ * - SQS: fauxqs with a durable snapshot (`<dataDir>/sqs`, see ./sqs.ts)
+ *
+ * The catalogue's tables, buckets and queues are created through the real AWS SDK clients, with the
+ * local physical names (table = catalogue key, bucket = catalogue key, queue = catalogue key plus a
+ * `<name>-dlq` dead-letter queue). Executions run in process (./step-functions.ts), so there is no
+ * Step Functions endpoint; the state machine ARNs in `env` only name the local machines.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { resetClients } from '../../adapters/aws/clients';
+import { buckets, queues, stateMachines, tables } from '../../catalog/resources';
+import { LOCAL_REGION, localStateMachineArn } from './constants';
+import { lockDataDir } from './data-dir-lock';
+import { ensureTables, startDynamoDb } from './dynamodb';
+import type { RunningService } from './http-server';
+import { ensureBuckets, LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY, startS3 } from './s3';
+import { type RunningSqs, startSqs } from './sqs';
+
+export { LOCAL_ACCOUNT_ID, LOCAL_REGION, localStateMachineArn } from './constants';
+
+export interface LocalStackOptions {
+  /** Everything the stack stores lives under this directory; it is created if missing. */
+  dataDir: string;
+  /** Loopback address to listen on (default 127.0.0.1); ports are ephemeral. */
+  host?: string;
+}
+
+export interface LocalStack {
+  /** Every catalogue envVar, the emulator endpoints, region and local credentials. */
+  env: Record<string, string>;
+  endpoints: { dynamodb: string; s3: string; sqs: string };
+  /** URL of every local queue by name, dead-letter queues (`<name>-dlq`) included. */
+  queueUrls: Record<string, string>;
+  dataDir: string;
+  /** Milliseconds from the call to a stack ready to serve, with its resources in place. */
+  startupMs: number;
+  /** Closes every server; LevelDB's lock is released, so the same dir can be started again at once. */
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const started = performance.now();
+  const host = options.host ?? '127.0.0.1';
+  const { dataDir } = options;
+  await mkdir(dataDir, { recursive: true });
+  const unlock = await lockDataDir(dataDir);
+
+  const services: RunningService[] = [];
+  const stopAll = async () => {
+    const results = await Promise.allSettled(services.map((service) => service.stop()));
+    await unlock();
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw (failure as PromiseRejectedResult).reason;
+  };
+
+  try {
+    // allSettled, not all: when one emulator fails, the others have to be up before they can be stopped.
+    const [dynamodbStart, s3Start, sqsStart] = await Promise.allSettled([
+      startDynamoDb(join(dataDir, 'dynamodb'), host),
+      startS3(join(dataDir, 's3'), host),
+      startSqs(join(dataDir, 'sqs'), host),
+    ]);
+    for (const start of [dynamodbStart, s3Start, sqsStart]) {
+      if (start.status === 'fulfilled') services.push(start.value);
+    }
+    for (const start of [dynamodbStart, s3Start, sqsStart])
+      if (start.status === 'rejected') throw start.reason;
+    const dynamodb = (dynamodbStart as PromiseFulfilledResult<RunningService>).value;
+    const s3 = (s3Start as PromiseFulfilledResult<RunningService>).value;
+    const sqs = (sqsStart as PromiseFulfilledResult<RunningSqs>).value;
+
+    const credentials = { accessKeyId: LOCAL_ACCESS_KEY_ID, secretAccessKey: LOCAL_SECRET_ACCESS_KEY };
+    const dynamoClient = new DynamoDBClient({
+      region: LOCAL_REGION,
+      endpoint: dynamodb.endpoint,
+      credentials,
+    });
+    const s3Client = new S3Client({
+      region: LOCAL_REGION,
+      endpoint: s3.endpoint,
+      credentials,
+      forcePathStyle: true,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    const sqsClient = new SQSClient({ region: LOCAL_REGION, endpoint: sqs.endpoint, credentials });
+    let queueUrls: Record<string, string>;
+    try {
+      [, , queueUrls] = await Promise.all([
+        ensureTables(dynamoClient),
+        ensureBuckets(s3Client),
+        sqs.ensureQueues(sqsClient),
+      ]);
+    } finally {
+      dynamoClient.destroy();
+      s3Client.destroy();
+      sqsClient.destroy();
+    }
+
+    const env: Record<string, string> = {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_ACCESS_KEY_ID,
+      AWS_SECRET_ACCESS_KEY: LOCAL_SECRET_ACCESS_KEY,
+      DYNAMODB_ENDPOINT: dynamodb.endpoint,
+      S3_ENDPOINT: s3.endpoint,
+      SQS_ENDPOINT: sqs.endpoint,
+    };
+    for (const [name, table] of Object.entries(tables)) env[table.envVar] = name;
+    for (const [name, bucket] of Object.entries(buckets)) env[bucket.envVar] = name;
+    for (const [name, queue] of Object.entries(queues)) env[queue.envVar] = queueUrls[name];
+    for (const [name, machine] of Object.entries(stateMachines))
+      env[machine.envVar] = localStateMachineArn(name);
+
+    let stopping: Promise<void> | undefined;
+    return {
+      env,
+      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
+      queueUrls,
+      dataDir,
+      startupMs: Math.round(performance.now() - started),
+      stop: () => {
+        stopping ??= stopAll();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await stopAll().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Puts the stack's variables into process.env and drops the cached SDK clients so they pick them up. */
+export function applyEnv(env: Record<string, string>): void {
+  Object.assign(process.env, env);
+  resetClients();
+}

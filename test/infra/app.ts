@@ -1,0 +1,93 @@
+/**
+ * Builds the service app for the infra tests: the context of cdk.json (feature flags), with asset
+ * bundling skipped so that synthesis takes seconds instead of running esbuild for every function.
+ */
+import { readFileSync } from 'node:fs';
+import { App, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { fromProjectRoot } from '../../lib/project';
+import { createServiceApp, type ServiceStacks } from '../../lib/service-app';
+
+export type CfnResource = {
+  Type: string;
+  /** Every resource this app synthesizes has properties; a missing one fails the test that reads it. */
+  Properties: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+};
+
+export interface SynthesizedStack {
+  stack: Stack;
+  template: Template;
+  resources: Record<string, CfnResource>;
+}
+
+export interface SynthesizedApp {
+  app: App;
+  stacks: ServiceStacks;
+  /** Every stack of the app, by stack name. */
+  all: SynthesizedStack[];
+  byStack(stack: Stack): SynthesizedStack;
+}
+
+let cached: SynthesizedApp | undefined;
+
+export function synthesizeApp(): SynthesizedApp {
+  if (cached) return cached;
+  const cdkJson = JSON.parse(readFileSync(fromProjectRoot('cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  // An empty list of bundling stacks: no stack matches, so no NodejsFunction runs esbuild.
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  const stacks = createServiceApp(app);
+  const all = [stacks.data, stacks.execution, ...Object.values(stacks.routes), stacks.api].map((stack) => {
+    const template = Template.fromStack(stack);
+    return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource> };
+  });
+  const synthesized: SynthesizedApp = {
+    app,
+    stacks,
+    all,
+    byStack: (stack) => {
+      const found = all.find((entry) => entry.stack === stack);
+      if (!found) throw new Error(`Stack ${stack.stackName} is not part of the app`);
+      return found;
+    },
+  };
+  cached = synthesized;
+  return synthesized;
+}
+
+/** Resources of one CloudFormation type, by logical id. */
+export function ofType(resources: Record<string, CfnResource>, type: string): [string, CfnResource][] {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+
+/** The logical id of a construct's CloudFormation resource (its default child for L2 constructs). */
+export function logicalIdOf(construct: { node: { defaultChild?: unknown } }): string {
+  const child = (construct.node.defaultChild ?? construct) as Parameters<Stack['getLogicalId']>[0];
+  return (child as unknown as { stack: Stack }).stack.getLogicalId(child);
+}
+
+export interface PolicyStatement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+export function asList<T>(value: T | T[]): T[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Every Allow statement of the inline policies attached to the role with logical id `roleId`. */
+export function statementsOfRole(resources: Record<string, CfnResource>, roleId: string): PolicyStatement[] {
+  return ofType(resources, 'AWS::IAM::Policy')
+    .filter(([, policy]) =>
+      (policy.Properties.Roles as { Ref?: string }[]).some((role) => role.Ref === roleId),
+    )
+    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement)
+    .filter((statement) => statement.Effect === 'Allow');
+}
+
+export function actionsOf(statements: PolicyStatement[]): string[] {
+  return statements.flatMap((statement) => asList(statement.Action));
+}

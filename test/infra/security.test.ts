@@ -1,0 +1,221 @@
+/**
+ * Least privilege, stack sizes and cdk-nag: every function may do exactly what its catalogue access
+ * says, no stack nears CloudFormation's resource limit, and the AwsSolutions pack reports no
+ * unsuppressed error, each suppression carrying its justification.
+ */
+import { Stack } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { type RouteDefinition, routes } from '../../catalog/routes';
+import { tableActions } from '../../lib/constructs/resource-access';
+import type { ServiceFunction } from '../../lib/constructs/service-function';
+import {
+  type CfnResource,
+  type PolicyStatement,
+  actionsOf,
+  asList,
+  logicalIdOf,
+  ofType,
+  statementsOfRole,
+  synthesizeApp,
+} from './app';
+
+const allRoutes = routes as readonly RouteDefinition[];
+const { stacks, all, byStack } = synthesizeApp();
+const routeById = new Map(allRoutes.map((route) => [route.id, route]));
+
+function fnOf(id: string): ServiceFunction {
+  const route = routeById.get(id);
+  if (route) return stacks.routes[route.tag].functions[route.id];
+  return stacks.execution.workers[id as keyof typeof stacks.execution.workers];
+}
+
+function statementsOf(fn: ServiceFunction): PolicyStatement[] {
+  return statementsOfRole(byStack(Stack.of(fn)).resources, logicalIdOf(fn.role));
+}
+
+const writeActions: string[] = [...tableActions.write];
+const expressId = logicalIdOf(stacks.execution.stateMachines.executionSync);
+const standardId = logicalIdOf(stacks.execution.stateMachines.executionAsync);
+
+describe('least privilege', () => {
+  it('getHealth may only write its logs and traces', () => {
+    const actions = actionsOf(statementsOf(fnOf('getHealth')));
+    expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+    expect(actions.sort()).toEqual(
+      [
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+  });
+
+  it('read-only routes cannot write to DynamoDB', () => {
+    const readOnly = allRoutes.filter(
+      (route) => route.access.tables && Object.values(route.access.tables).every((level) => level === 'read'),
+    );
+    expect(readOnly.map((route) => route.id)).toContain('listWorkspaces');
+    for (const route of readOnly) {
+      const actions = actionsOf(statementsOf(fnOf(route.id)));
+      expect(actions, route.id).toContain('dynamodb:Query');
+      for (const action of writeActions) expect(actions, route.id).not.toContain(action);
+    }
+  });
+
+  it('routes that write get the item write actions on their table only', () => {
+    const fn = fnOf('createWorkflow');
+    const writes = statementsOf(fn).filter((statement) =>
+      asList(statement.Action).includes('dynamodb:PutItem'),
+    );
+    expect(writes).toHaveLength(1);
+    expect(JSON.stringify(writes[0].Resource)).toContain(logicalIdOf(stacks.data.tables.entities));
+    expect(JSON.stringify(writes[0].Resource)).not.toContain(logicalIdOf(stacks.data.tables.executions));
+  });
+
+  it('the execute route can StartSyncExecution on the Express machine only', () => {
+    const statements = statementsOf(fnOf('executeWorkflow')).filter((statement) =>
+      asList(statement.Action).some((action) => action.startsWith('states:')),
+    );
+    expect(statements).toHaveLength(1);
+    expect(asList(statements[0].Action)).toEqual(['states:StartSyncExecution']);
+    const resource = JSON.stringify(statements[0].Resource);
+    expect(resource).toContain(expressId);
+    expect(resource).not.toContain(standardId);
+  });
+
+  it('only routes whose access names a state machine may start one', () => {
+    for (const route of allRoutes) {
+      const states = actionsOf(statementsOf(fnOf(route.id))).filter((action) => action.startsWith('states:'));
+      expect(states.length > 0, route.id).toBe(Boolean(route.access.stateMachines));
+    }
+  });
+
+  it('only admin routes can read the admin key secret', () => {
+    const secretId = logicalIdOf(stacks.data.adminKeySecret);
+    for (const route of allRoutes) {
+      const statements = statementsOf(fnOf(route.id)).filter((statement) =>
+        asList(statement.Action).some((action) => action.startsWith('secretsmanager:')),
+      );
+      if (route.auth === 'admin') {
+        expect(statements, route.id).toHaveLength(1);
+        expect(JSON.stringify(statements[0].Resource)).toContain(secretId);
+      } else {
+        expect(statements, route.id).toEqual([]);
+      }
+    }
+  });
+
+  it('workers read the entities table, write the executions table and the files bucket', () => {
+    for (const id of ['executionStep', 'executionFinalize']) {
+      const statements = statementsOf(fnOf(id));
+      const writes = statements.filter((statement) => asList(statement.Action).includes('dynamodb:PutItem'));
+      expect(writes).toHaveLength(1);
+      expect(JSON.stringify(writes[0].Resource)).toContain(logicalIdOf(stacks.data.tables.executions));
+      expect(JSON.stringify(writes[0].Resource)).not.toContain(logicalIdOf(stacks.data.tables.entities));
+      expect(actionsOf(statements)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject']));
+    }
+  });
+
+  it('no function may Scan, use action wildcards, or touch "*" except for X-Ray', () => {
+    for (const { resources } of all) {
+      for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+        const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+        const statements = statementsOfRole(resources, roleId);
+        expect(actionsOf(statements), id).not.toContain('dynamodb:Scan');
+        expect(
+          actionsOf(statements).filter((action) => action.includes('*')),
+          id,
+        ).toEqual([]);
+        for (const statement of statements.filter((candidate) => asList(candidate.Resource).includes('*'))) {
+          expect(
+            asList(statement.Action).every((action) => action.startsWith('xray:')),
+            id,
+          ).toBe(true);
+        }
+        // No managed policies (the default Lambda role would attach AWSLambdaBasicExecutionRole).
+        expect(resources[roleId].Properties.ManagedPolicyArns, id).toBeUndefined();
+      }
+    }
+  });
+
+  it('the state machines may invoke exactly the step and finalize functions', () => {
+    const execution = byStack(stacks.execution).resources;
+    const expected = [stacks.execution.workers.executionFinalize, stacks.execution.workers.executionStep]
+      .map((worker) => ({ 'Fn::GetAtt': [logicalIdOf(worker.function), 'Arn'] }))
+      .sort((a, b) => a['Fn::GetAtt'][0].localeCompare(b['Fn::GetAtt'][0]));
+    for (const machine of Object.values(stacks.execution.stateMachines)) {
+      const statements = statementsOfRole(execution, logicalIdOf(machine.role));
+      const invoke = statements.filter((statement) =>
+        asList(statement.Action).includes('lambda:InvokeFunction'),
+      );
+      expect(invoke).toHaveLength(1);
+      expect(invoke[0].Resource).toEqual(expected);
+    }
+  });
+});
+
+describe('limits', () => {
+  it('keeps every stack under 400 resources', () => {
+    const counts = Object.fromEntries(
+      all.map(({ stack, resources }) => [stack.stackName, Object.keys(resources).length]),
+    );
+    for (const [name, count] of Object.entries(counts)) expect(count, name).toBeLessThan(400);
+    expect(Object.keys(counts).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('reports no unsuppressed errors in any stack', () => {
+    for (const { stack } of all) {
+      const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+      expect(
+        errors.map((error) => `${error.id}: ${String(error.entry.data).split(':')[0]}`),
+        stack.stackName,
+      ).toEqual([]);
+    }
+  });
+
+  it('every suppression is a known rule with a reason that explains it', () => {
+    const reviewed = new Set([
+      'AwsSolutions-APIG4',
+      'AwsSolutions-COG4',
+      'AwsSolutions-IAM4',
+      'AwsSolutions-IAM5',
+      'AwsSolutions-L1',
+      'AwsSolutions-S1',
+      'AwsSolutions-SMG4',
+    ]);
+    let count = 0;
+    for (const { resources } of all) {
+      for (const [id, resource] of Object.entries(resources) as [string, CfnResource][]) {
+        const suppressions =
+          (resource.Metadata?.cdk_nag as { rules_to_suppress?: { id: string; reason: string }[] } | undefined)
+            ?.rules_to_suppress ?? [];
+        for (const suppression of suppressions) {
+          count += 1;
+          expect(reviewed.has(suppression.id), `${id} suppresses ${suppression.id}`).toBe(true);
+          expect(suppression.reason.length, `${id} ${suppression.id}`).toBeGreaterThan(80);
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(0);
+  });
+
+  it('suppresses IAM5 only for named findings, never wholesale', () => {
+    for (const { resources } of all) {
+      for (const [id, resource] of Object.entries(resources) as [string, CfnResource][]) {
+        const suppressions =
+          (
+            resource.Metadata?.cdk_nag as
+              | { rules_to_suppress?: { id: string; applies_to?: unknown[] }[] }
+              | undefined
+          )?.rules_to_suppress ?? [];
+        for (const suppression of suppressions.filter((candidate) => candidate.id === 'AwsSolutions-IAM5')) {
+          expect(suppression.applies_to?.length, id).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../../catalog/routes';
+import { request, useLocalService } from '../../support/service';
+
+const service = useLocalService();
+
+describe('service endpoints', () => {
+  it('answers health with status ok', async () => {
+    const answer = await request(service.get().url, 'GET', '/api/health');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ status: 'ok' });
+  });
+
+  it('publishes every route of the route table in the OpenAPI document', async () => {
+    const answer = await request(service.get().url, 'GET', '/api/openapi.json');
+    expect(answer.status).toBe(200);
+    expect(answer.body.openapi).toBe('3.1.0');
+    for (const route of routes) {
+      expect(answer.body.paths[route.path]?.[route.method.toLowerCase()]?.operationId, route.id).toBe(
+        route.id,
+      );
+    }
+    expect(answer.body.components.schemas.WorkflowGraph).toBeDefined();
+  });
+
+  it('answers an unknown path with 404 NOT_FOUND in the error shape', async () => {
+    const answer = await request(service.get().url, 'GET', '/api/nothing-here');
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({ error: 'No route for GET /api/nothing-here', code: 'NOT_FOUND' });
+  });
+
+  it('answers a known path with the wrong method with 405', async () => {
+    const answer = await request(service.get().url, 'PATCH', '/api/health');
+    expect(answer.status).toBe(405);
+    expect(answer.body.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('refuses a JSON body over 10 MB with 413', async () => {
+    const answer = await request(service.get().url, 'POST', '/api/v1/admin/users', {
+      headers: { 'x-admin-key': service.get().service.adminKey },
+      rawBody: JSON.stringify({ email: 'big@example.com', name: 'x'.repeat(10 * 1024 * 1024 + 10) }),
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});

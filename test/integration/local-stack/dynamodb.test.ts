@@ -1,0 +1,104 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../../adapters/aws/clients';
+import { tables } from '../../../catalog/resources';
+import { useLocalStack } from '../../support/local-stack';
+
+describe('local stack DynamoDB', () => {
+  const stack = useLocalStack();
+
+  it('creates every catalogue table with its key schema and GSIs', async () => {
+    // Prepare
+    const client = new DynamoDBClient({ region: 'us-east-1', endpoint: stack().endpoints.dynamodb });
+
+    for (const [name, table] of Object.entries(tables)) {
+      // Act
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: stack().env[table.envVar] }));
+
+      // Assess
+      expect(Table?.TableName).toBe(name);
+      expect(Table?.TableStatus).toBe('ACTIVE');
+      expect(Table?.KeySchema).toEqual([
+        { AttributeName: table.partitionKey, KeyType: 'HASH' },
+        { AttributeName: table.sortKey, KeyType: 'RANGE' },
+      ]);
+      const indexes = Object.fromEntries(
+        (Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.KeySchema]),
+      );
+      expect(indexes).toEqual(
+        Object.fromEntries(
+          table.indexes.map((index) => [
+            index.name,
+            [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey, KeyType: 'RANGE' },
+            ],
+          ]),
+        ),
+      );
+    }
+    client.destroy();
+  });
+
+  it('puts, gets and queries a GSI through the document client', async () => {
+    // Prepare
+    const documents = dynamoDocumentClient();
+    const TableName = process.env.ENTITIES_TABLE;
+    await documents.send(
+      new PutCommand({
+        TableName,
+        Item: { pk: 'USER#1', sk: 'PROFILE', gsi1pk: 'EMAIL#a@example.com', gsi1sk: 'USER#1', name: 'Ada' },
+      }),
+    );
+    await documents.send(
+      new PutCommand({
+        TableName,
+        Item: { pk: 'USER#2', sk: 'PROFILE', gsi1pk: 'EMAIL#b@example.com', gsi1sk: 'USER#2', name: 'Bob' },
+      }),
+    );
+
+    // Act
+    const got = await documents.send(new GetCommand({ TableName, Key: { pk: 'USER#1', sk: 'PROFILE' } }));
+    const queried = await documents.send(
+      new QueryCommand({
+        TableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'EMAIL#b@example.com' },
+      }),
+    );
+
+    // Assess
+    expect(got.Item?.name).toBe('Ada');
+    expect(queried.Items?.map((item) => item.name)).toEqual(['Bob']);
+  });
+
+  it('keeps each table separate', async () => {
+    // Prepare
+    const documents = dynamoDocumentClient();
+    await documents.send(
+      new PutCommand({
+        TableName: process.env.EXECUTIONS_TABLE,
+        Item: { pk: 'EXEC#1', sk: 'LOG', gsi2pk: 'W#1', gsi2sk: '1' },
+      }),
+    );
+
+    // Act
+    const inEntities = await documents.send(
+      new GetCommand({ TableName: process.env.ENTITIES_TABLE, Key: { pk: 'EXEC#1', sk: 'LOG' } }),
+    );
+    const byIndex = await documents.send(
+      new QueryCommand({
+        TableName: process.env.EXECUTIONS_TABLE,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'W#1' },
+      }),
+    );
+
+    // Assess
+    expect(inEntities.Item).toBeUndefined();
+    expect(byIndex.Items).toHaveLength(1);
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Starts the whole local service (embedded stack + HTTP server) for a test file, in a fresh data
+ * dir, and gives small helpers to call it as a user would.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { WorkflowGraph } from '../../core/engine/types';
+import { type LocalService, startLocalService } from '../../local/service';
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function request<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+): Promise<Answer<T>> {
+  const hasBody = options.body !== undefined || options.rawBody !== undefined;
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+export interface TestService {
+  readonly url: string;
+  readonly service: LocalService;
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<Answer<T>>;
+  as(apiKey: string): <T = any>(method: string, path: string, body?: unknown) => Promise<Answer<T>>;
+  /** A user with a workspace of their own and an API key. */
+  newTenant(name: string): Promise<Tenant>;
+}
+
+export interface Tenant {
+  userId: string;
+  workspaceId: string;
+  apiKey: string;
+  call: <T = any>(method: string, path: string, body?: unknown) => Promise<Answer<T>>;
+}
+
+export function makeClient(service: LocalService): TestService {
+  const admin = <T = any>(method: string, path: string, body?: unknown) =>
+    request<T>(service.url, method, path, { headers: { 'x-admin-key': service.adminKey }, body });
+  const as =
+    (apiKey: string) =>
+    <T = any>(method: string, path: string, body?: unknown) =>
+      request<T>(service.url, method, path, { headers: { 'x-api-key': apiKey }, body });
+  let counter = 0;
+  return {
+    get url() {
+      return service.url;
+    },
+    service,
+    admin,
+    as,
+    async newTenant(name) {
+      counter += 1;
+      const user = await admin('POST', '/api/v1/admin/users', {
+        email: `${name}-${counter}-${Date.now()}@example.com`,
+        name,
+      });
+      const key = await admin('POST', `/api/v1/admin/users/${user.body.data.id}/api-keys`, { name: 'test' });
+      const workspace = await admin('POST', '/api/v1/admin/workspaces', {
+        name: `${name} workspace`,
+        ownerId: user.body.data.id,
+      });
+      return {
+        userId: user.body.data.id,
+        workspaceId: workspace.body.data.id,
+        apiKey: key.body.data.key,
+        call: as(key.body.data.key),
+      };
+    },
+  };
+}
+
+/** One service per test file; vitest runs each file in its own process. */
+export function useLocalService(): { get(): TestService } {
+  let dataDir: string;
+  let client: TestService | undefined;
+  beforeAll(async () => {
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+    dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-test-'));
+    const service = await startLocalService({ dataDir, port: 0, adminKey: 'test-admin-key' });
+    client = makeClient(service);
+  });
+  afterAll(async () => {
+    await client?.service.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get() {
+      if (!client) throw new Error('The local service has not started');
+      return client;
+    },
+  };
+}
+
+const block = (id: string, type: string, name: string, config: Record<string, unknown>) => ({
+  id,
+  type,
+  name,
+  parentId: null,
+  enabled: true,
+  config,
+});
+
+/** start(inputFormat) → function(code) → response(data): the smallest useful workflow. */
+export function threeBlockGraph(
+  options: { code?: string; inputFormat?: unknown[]; data?: unknown; status?: number } = {},
+): WorkflowGraph {
+  return {
+    blocks: {
+      start: block('start', 'start', 'Start', {
+        inputFormat: options.inputFormat ?? [{ name: 'name', type: 'string', required: true }],
+      }),
+      shout: block('shout', 'function', 'Shout', {
+        code: options.code ?? 'return <start.name>.toUpperCase();',
+      }),
+      respond: block('respond', 'response', 'Respond', {
+        data: options.data ?? { shouted: '<shout.result>' },
+        ...(options.status ? { status: options.status } : {}),
+      }),
+    },
+    edges: [
+      { id: 'e1', source: 'start', target: 'shout', sourceHandle: 'source' },
+      { id: 'e2', source: 'shout', target: 'respond', sourceHandle: 'source' },
+    ],
+    loops: {},
+    parallels: {},
+  };
+}

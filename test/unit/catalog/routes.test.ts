@@ -1,0 +1,46 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { type RouteDefinition, routes, workers } from '../../../catalog/routes';
+import { compilePath } from '../../../local/server';
+
+const allRoutes = routes as readonly RouteDefinition[];
+const sampleEvent = (id: string) => JSON.parse(readFileSync(`events/${id}.json`, 'utf8'));
+
+describe('route table', () => {
+  it('has unique ids and unique method and path pairs', () => {
+    expect(new Set(allRoutes.map((route) => route.id)).size).toBe(allRoutes.length);
+    expect(new Set(allRoutes.map((route) => `${route.method} ${route.path}`)).size).toBe(allRoutes.length);
+  });
+
+  it('points every route and worker at an entry file that exists', () => {
+    for (const entry of [...allRoutes, ...Object.values(workers)].map((item) => item.entry)) {
+      expect(existsSync(entry), entry).toBe(true);
+    }
+  });
+
+  it('has a sample event for every route that matches its method, path and schemas', () => {
+    for (const route of allRoutes) {
+      const event = sampleEvent(route.id);
+      expect(event.httpMethod, route.id).toBe(route.method);
+      expect(compilePath(route.path).pattern.test(event.path), route.id).toBe(true);
+      if (route.request?.body)
+        expect(route.request.body.safeParse(JSON.parse(event.body)).success, route.id).toBe(true);
+      if (route.request?.query)
+        expect(route.request.query.safeParse(event.queryStringParameters ?? {}).success, route.id).toBe(true);
+    }
+  });
+
+  it('has a sample event for every worker', () => {
+    for (const worker of Object.values(workers)) expect(sampleEvent(worker.id).executionId).toBeDefined();
+  });
+});
+
+describe('compilePath', () => {
+  it('captures parameters and refuses extra segments', () => {
+    const { pattern, parameterNames } = compilePath('/api/workflows/{workflowId}/execute');
+    expect(parameterNames).toEqual(['workflowId']);
+    expect(pattern.exec('/api/workflows/wf_1/execute')?.[1]).toBe('wf_1');
+    expect(pattern.test('/api/workflows/wf_1/execute/more')).toBe(false);
+    expect(pattern.test('/api/workflows/a/b/execute')).toBe(false);
+  });
+});

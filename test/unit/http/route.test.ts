@@ -1,0 +1,146 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ServiceError, ValidationError } from '../../../core/errors';
+import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
+import { errorResponse } from '../../../functions/http/responses';
+import { httpRoute, parseJsonBody } from '../../../functions/http/route';
+
+const context = {
+  functionName: 'test',
+  awsRequestId: 'req-1',
+  getRemainingTimeInMillis: () => 1000,
+} as unknown as Context;
+
+function event(overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent {
+  return {
+    resource: '/',
+    path: '/',
+    httpMethod: 'POST',
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {} as APIGatewayProxyEvent['requestContext'],
+    ...overrides,
+  };
+}
+
+describe('httpRoute', () => {
+  beforeEach(() => {
+    process.env.ADMIN_API_KEY = 'unit-admin-key';
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+    forgetAdminKey();
+  });
+
+  it('answers JSON with the status the route function returns', async () => {
+    const handler = httpRoute('getHealth', async () => ({ statusCode: 200, body: { status: 'ok' } }));
+    const result = await handler(event({ httpMethod: 'GET' }), context);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['content-type']).toBe('application/json');
+    expect(JSON.parse(result.body)).toEqual({ status: 'ok' });
+  });
+
+  it('checks the admin key before it reads the body', async () => {
+    const handler = httpRoute('adminCreateUser', async () => ({ statusCode: 201, body: {} }));
+    const result = await handler(event({ body: '{broken' }), context);
+    expect(result.statusCode).toBe(401);
+  });
+
+  it('accepts the admin key header in any case', async () => {
+    const handler = httpRoute('adminCreateUser', async ({ body }) => ({ statusCode: 201, body }));
+    const result = await handler(
+      event({
+        headers: { 'X-Admin-Key': 'unit-admin-key' },
+        body: JSON.stringify({ email: 'a@b.co', name: 'A' }),
+      }),
+      context,
+    );
+    expect(result.statusCode).toBe(201);
+    expect(JSON.parse(result.body)).toEqual({ email: 'a@b.co', name: 'A' });
+  });
+
+  it('maps invalid JSON to 400 INVALID_JSON', async () => {
+    const handler = httpRoute('adminCreateUser', async () => ({ statusCode: 201, body: {} }));
+    const result = await handler(
+      event({ headers: { 'x-admin-key': 'unit-admin-key' }, body: '{"a":' }),
+      context,
+    );
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body).code).toBe('INVALID_JSON');
+  });
+
+  it('maps a zod failure to 400 with every field path', async () => {
+    const handler = httpRoute('adminCreateUser', async () => ({ statusCode: 201, body: {} }));
+    const result = await handler(
+      event({
+        headers: { 'x-admin-key': 'unit-admin-key' },
+        body: JSON.stringify({ email: 'nope', plan: 'gold' }),
+      }),
+      context,
+    );
+    const body = JSON.parse(result.body);
+    expect(result.statusCode).toBe(400);
+    expect(body.code).toBe('VALIDATION_ERROR');
+    expect(body.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+      'email',
+      'name',
+      'plan',
+    ]);
+  });
+
+  it('answers an unexpected error as a plain 500 without internals', async () => {
+    const handler = httpRoute('getHealth', async () => {
+      throw new Error('connection string postgres://secret@db');
+    });
+    const result = await handler(event({ httpMethod: 'GET' }), context);
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body)).toEqual({ error: 'Internal server error', code: 'INTERNAL_ERROR' });
+  });
+});
+
+describe('errorResponse', () => {
+  it('shows errors below 500 with their code, details and headers', () => {
+    const response = errorResponse(new ValidationError('Bad', [{ path: 'a', message: 'Required' }]));
+    expect(response).toMatchObject({
+      statusCode: 400,
+      body: { error: 'Bad', code: 'VALIDATION_ERROR', details: [{ path: 'a' }] },
+    });
+  });
+
+  it('hides a service error of 500 or more', () => {
+    const response = errorResponse(new ServiceError('database password is hunter2', 503, 'UNAVAILABLE'));
+    expect(response.statusCode).toBe(500);
+    expect(JSON.stringify(response.body)).not.toContain('hunter2');
+  });
+});
+
+describe('parseJsonBody', () => {
+  it('reads an empty body as an empty object', () => {
+    expect(parseJsonBody({ body: null, isBase64Encoded: false })).toEqual({});
+  });
+
+  it('decodes a base64 body', () => {
+    const body = Buffer.from('{"a":1}').toString('base64');
+    expect(parseJsonBody({ body, isBase64Encoded: true })).toEqual({ a: 1 });
+  });
+
+  it('refuses a body over 10 MB with 413', () => {
+    const body = JSON.stringify({ a: 'x'.repeat(10 * 1024 * 1024) });
+    expect(() => parseJsonBody({ body, isBase64Encoded: false })).toThrow(
+      expect.objectContaining({ statusCode: 413 }),
+    );
+  });
+});
+
+describe('sameKey', () => {
+  it('accepts the same key and refuses any other, whatever its length', () => {
+    expect(sameKey('abc', 'abc')).toBe(true);
+    expect(sameKey('abd', 'abc')).toBe(false);
+    expect(sameKey('a', 'abc')).toBe(false);
+    expect(sameKey('', 'abc')).toBe(false);
+  });
+});
