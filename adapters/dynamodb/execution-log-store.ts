@@ -18,7 +18,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
-import type { ExecutionLogEntry, ExecutionLogStore } from '../../core/executions/types';
+import { type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from '../../core/executions/types';
 import {
   type DynamoTableWithBlobsOptions,
   EXECUTIONS_TABLE_ENV,
@@ -36,7 +36,6 @@ import {
 const DATA_ATTRIBUTES = ['executionDataJson', 'executionDataBlobKey'] as const;
 
 const logKey = (logId: string) => ({ pk: `LOG#${logId}`, sk: 'LOG' });
-const claimKey = (executionId: string) => ({ pk: `EXEC#${executionId}`, sk: 'LOG' });
 
 export function executionDataBlobKey(executionId: string): string {
   return `executions/${executionId}/data.json`;
@@ -63,32 +62,21 @@ export class DynamoExecutionLogStore implements ExecutionLogStore {
   }
 
   async putLogEntry(entry: ExecutionLogEntry): Promise<void> {
-    let logId = entry.id;
+    if (entry.id !== logIdFor(entry.executionId)) {
+      throw new Error(`Log entry id ${entry.id} does not belong to execution ${entry.executionId}`);
+    }
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...claimKey(entry.executionId), logId: entry.id, executionId: entry.executionId },
+          Item: await this.toItem(entry),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
     } catch (error) {
+      // Written by an earlier delivery of the same Finalize: nothing left to do.
       if (!isConditionalCheckFailed(error)) throw error;
-      const claim = await this.get(claimKey(entry.executionId));
-      logId = String(claim?.logId ?? entry.id);
-      const written = await this.client.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: logKey(logId),
-          ConsistentRead: true,
-          ProjectionExpression: 'pk',
-        }),
-      );
-      if (written.Item) return;
     }
-    await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: await this.toItem({ ...entry, id: logId }) }),
-    );
   }
 
   async getLogEntry(logId: string): Promise<ExecutionLogEntry | undefined> {
@@ -96,10 +84,9 @@ export class DynamoExecutionLogStore implements ExecutionLogStore {
     return item && this.fromItem(item);
   }
 
-  /** Two strongly consistent reads (the claim, then the entry), so a just-finished run is found. */
+  /** One strongly consistent read, so a just-finished run is found. */
   async getLogEntryByExecutionId(executionId: string): Promise<ExecutionLogEntry | undefined> {
-    const claim = await this.get(claimKey(executionId));
-    return claim ? this.getLogEntry(String(claim.logId)) : undefined;
+    return this.getLogEntry(logIdFor(executionId));
   }
 
   /**

@@ -7,7 +7,6 @@ import { validateStartInput } from '../engine/input';
 import { runStep, startRun, type Checkpoint } from '../engine/run';
 import type { EngineDeps, RunResult } from '../engine/types';
 import { ForbiddenError } from '../errors';
-import { newId } from '../ids';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
 import type {
@@ -19,7 +18,7 @@ import type {
 } from '../execution/types';
 import { loadWorkflow } from '../workflows/service';
 import type { WorkflowStore } from '../workflows/types';
-import type { CheckpointStore, ExecutionLogEntry, ExecutionLogStore } from './types';
+import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './types';
 
 /** Results above this travel by reference: Step Functions caps a state's payload at 256 KB. */
 export const inlineResultLimitInBytes = 200 * 1024;
@@ -79,8 +78,11 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   }
   if (outcome.status === 'waiting') {
     await deps.checkpoints.save(state.executionId, outcome.checkpoint);
-    return { status: 'waiting', waitSeconds: outcome.waitSeconds };
+    // A Wait state takes whole seconds only; a fraction would fail the run outside the Catch.
+    return { status: 'waiting', waitSeconds: Math.max(1, Math.ceil(outcome.waitSeconds)) };
   }
+  // Only a run that was checkpointed has a checkpoint to remove; most runs finish in their first step.
+  if (resuming) await deps.checkpoints.delete(state.executionId);
   if (Buffer.byteLength(JSON.stringify(outcome.result)) <= inlineResultLimitInBytes) {
     return { status: 'done', result: outcome.result };
   }
@@ -119,7 +121,7 @@ export interface FinalizeDeps {
 export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Promise<ExecutionAnswer> {
   const result = await runResultOf(deps, state);
   const entry: ExecutionLogEntry = {
-    id: newId('log'),
+    id: logIdFor(state.executionId),
     workspaceId: state.workspaceId,
     workflowId: state.workflowId,
     executionId: state.executionId,
@@ -139,7 +141,9 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     },
   };
   await deps.logs.putLogEntry(entry);
-  if (state.step !== undefined) await discardRunState(deps, state.executionId);
+  if (state.step?.status === 'done' && 'resultRef' in state.step.result) {
+    await deps.checkpoints.delete(state.step.result.resultRef);
+  }
   return executionAnswer(state, result, entry.totalDurationMs);
 }
 
@@ -181,10 +185,6 @@ export function failureMessage(failure: ExecutionState['failure']): string {
     }
   }
   return 'The run failed';
-}
-
-async function discardRunState(deps: FinalizeDeps, executionId: string): Promise<void> {
-  await Promise.all([deps.checkpoints.delete(executionId), deps.checkpoints.delete(resultKey(executionId))]);
 }
 
 function elapsedMs(from: string, to: string): number {

@@ -25,9 +25,17 @@ export interface ExecutionLogEntry {
   };
 }
 
+/**
+ * A run has exactly one log entry, so its id follows from the execution id: a redelivered Finalize
+ * then writes the same item again, which one conditional put turns into a no-op.
+ */
+export function logIdFor(executionId: string): string {
+  return `log_${executionId}`;
+}
+
 /** Port. */
 export interface ExecutionLogStore {
-  /** Idempotent per executionId: a redelivered Finalize writes the same entry once. */
+  /** Idempotent: the entry's id is `logIdFor(executionId)`, and a second put of it changes nothing. */
   putLogEntry(entry: ExecutionLogEntry): Promise<void>;
   getLogEntry(logId: string): Promise<ExecutionLogEntry | undefined>;
   getLogEntryByExecutionId(executionId: string): Promise<ExecutionLogEntry | undefined>;

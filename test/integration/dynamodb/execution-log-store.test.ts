@@ -1,8 +1,7 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
 import { newId } from '../../../core/ids';
-import type { ExecutionLogEntry } from '../../../core/executions/types';
+import { type ExecutionLogEntry, logIdFor } from '../../../core/executions/types';
 import { bulk, type LocalDynamoDb, MemoryBlobStore, startLocalDynamoDb } from './local-dynamodb';
 
 let dynamo: LocalDynamoDb;
@@ -30,11 +29,16 @@ function deepOutput(depth: number): unknown {
   return value;
 }
 
-const anEntry = (overrides: Partial<ExecutionLogEntry> = {}): ExecutionLogEntry => ({
-  id: newId('log'),
+const anEntry = (overrides: Partial<ExecutionLogEntry> = {}): ExecutionLogEntry => {
+  const executionId = overrides.executionId ?? newId('exe');
+  return { ...entryFields(executionId), ...overrides };
+};
+
+const entryFields = (executionId: string): ExecutionLogEntry => ({
+  id: logIdFor(executionId),
   workspaceId: newId('ws'),
   workflowId: newId('wf'),
-  executionId: newId('exe'),
+  executionId,
   level: 'info',
   trigger: 'api',
   startedAt: '2025-01-02T03:04:05.000Z',
@@ -59,7 +63,6 @@ const anEntry = (overrides: Partial<ExecutionLogEntry> = {}): ExecutionLogEntry 
     ],
     finalOutput: { answer: 42 },
   },
-  ...overrides,
 });
 
 test('putLogEntry stores the entry and getLogEntry returns it', async () => {
@@ -105,35 +108,30 @@ test('the log entry item carries the workspace-and-time and execution index keys
   expect(raw?.gsi2sk).toEqual({ S: 'LOG' });
 });
 
-test('a second putLogEntry for the same execution (a redelivered Finalize) writes nothing', async () => {
+test('a second putLogEntry for the same execution (a redelivered Finalize) changes nothing', async () => {
   // Prepare
   const entry = anEntry();
   await store.putLogEntry(entry);
-  const redelivered = { ...entry, id: newId('log'), endedAt: '2025-01-02T03:05:00.000Z' };
+  const redelivered = { ...entry, endedAt: '2025-01-02T03:05:00.000Z' };
 
   // Act
   await store.putLogEntry(redelivered);
-  await store.putLogEntry(entry);
 
   // Assess
-  expect(await store.getLogEntry(redelivered.id)).toBeUndefined();
   expect(await store.getLogEntry(entry.id)).toEqual(entry);
   expect(await store.getLogEntryByExecutionId(entry.executionId)).toEqual(entry);
 });
 
-test('putLogEntry redelivered after the first attempt stopped between its two writes completes the claimed entry', async () => {
+test('putLogEntry refuses an entry whose id is not the one of its execution', async () => {
   // Prepare
-  const entry = anEntry();
-  await store.putLogEntry(entry);
-  await dynamo.client.send(
-    new DeleteCommand({ TableName: dynamo.executionsTable, Key: { pk: `LOG#${entry.id}`, sk: 'LOG' } }),
-  );
+  const entry = { ...anEntry(), id: newId('log') };
 
   // Act
-  await store.putLogEntry({ ...entry, id: newId('log') });
+  const attempt = store.putLogEntry(entry);
 
   // Assess
-  expect(await store.getLogEntryByExecutionId(entry.executionId)).toEqual(entry);
+  await expect(attempt).rejects.toThrow(/does not belong to execution/);
+  expect(await store.getLogEntry(entry.id)).toBeUndefined();
 });
 
 test('a log entry whose executionData is over 300 KB round-trips through the blob store', async () => {

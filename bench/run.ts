@@ -1,0 +1,98 @@
+/**
+ * `npm run bench`: synchronous runs of a 3-block workflow (start → function → response) through the
+ * local HTTP server, beside a bare node:http server answering JSON measured in the same run, plus
+ * the size of every Lambda bundle. Writes bench/results/latest.json.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
+import { type LoadResult, runLoad, type Target } from './load';
+
+const concurrencies = [1, 16];
+const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
+const warmupRequests = 300;
+
+async function startServer(args: string[]): Promise<{ target: Target; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1' },
+  });
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) {
+    if (line.startsWith('{')) return { target: JSON.parse(line) as Target, child };
+  }
+  throw new Error(`Server ${args.join(' ')} ended before it was ready`);
+}
+
+async function measure(target: Target): Promise<LoadResult[]> {
+  await runLoad(target, 4, warmupRequests / 4);
+  const results: LoadResult[] = [];
+  for (const concurrency of concurrencies) {
+    results.push(await runLoad(target, concurrency, Math.ceil(requestsPerRun / concurrency)));
+  }
+  return results;
+}
+
+function row(name: string, result: LoadResult, baseline: LoadResult): string {
+  const ratio = (result.p50InMs / baseline.p50InMs).toFixed(1);
+  const throughputShare = ((result.throughputPerSecond / baseline.throughputPerSecond) * 100).toFixed(1);
+  return [
+    name.padEnd(10),
+    String(result.concurrency).padStart(3),
+    `${result.throughputPerSecond}/s`.padStart(9),
+    `${result.p50InMs} ms`.padStart(10),
+    `${result.p99InMs} ms`.padStart(10),
+    `${ratio}×`.padStart(8),
+    `${throughputShare}%`.padStart(9),
+    String(result.errors).padStart(6),
+  ].join('  ');
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
+const baselineServer = await startServer(['baseline']);
+const serviceServer = await startServer(['service', dataDir]);
+try {
+  const baseline = await measure(baselineServer.target);
+  const service = await measure(serviceServer.target);
+  console.log('\nSync execution of start → function → response, local HTTP server vs bare node:http');
+  console.log(
+    [
+      'target'.padEnd(10),
+      '  c',
+      'throughput'.padStart(9),
+      'p50'.padStart(10),
+      'p99'.padStart(10),
+      'p50 ratio',
+      'of base',
+      'errors',
+    ].join('  '),
+  );
+  for (let i = 0; i < concurrencies.length; i++) {
+    console.log(row('baseline', baseline[i], baseline[i]));
+    console.log(row('service', service[i], baseline[i]));
+  }
+
+  console.log('\nLambda bundles (esbuild, minified, AWS SDK external)');
+  const bundles = await bundleAll();
+  for (const bundle of bundles) {
+    const flag = bundle.bytes > bundleSizeLimitInBytes ? '  over 1 MB' : '';
+    console.log(`${bundle.id.padEnd(28)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KB${flag}`);
+  }
+
+  const result = {
+    measuredAt: new Date().toISOString(),
+    machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
+    syncExecution: { workflow: 'start → function → response', baseline, service },
+    bundles,
+  };
+  await mkdir('bench/results', { recursive: true });
+  await writeFile('bench/results/latest.json', `${JSON.stringify(result, null, 2)}\n`);
+  console.log('\nWritten to bench/results/latest.json');
+} finally {
+  baselineServer.child.kill();
+  serviceServer.child.kill();
+  await rm(dataDir, { recursive: true, force: true });
+}

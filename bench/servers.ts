@@ -1,0 +1,59 @@
+/**
+ * The two servers the benchmark compares, each started in its own process so the load generator
+ * does not share their event loop. Prints one JSON line `{url, ...}` when ready.
+ *   tsx bench/servers.ts service <dataDir>   the workflow service with a deployed 3-block workflow
+ *   tsx bench/servers.ts baseline            a bare node:http server answering JSON
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startLocalService } from '../local/service';
+import { makeClient } from '../test/support/service';
+import { exampleWorkflows } from '../local/seed';
+
+async function service(dataDir: string) {
+  process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+  const running = await startLocalService({ dataDir, port: 0, host: '127.0.0.1' });
+  const client = makeClient(running);
+  const tenant = await client.newTenant('bench');
+  const hello = exampleWorkflows.find((workflow) => workflow.name === 'Hello')!;
+  const { body } = await tenant.call('POST', '/api/workflows', {
+    workspaceId: tenant.workspaceId,
+    name: 'Bench',
+    state: hello.state,
+  });
+  await tenant.call('POST', `/api/workflows/${body.data.id}/deploy`);
+  return {
+    url: running.url.replace('localhost', '127.0.0.1'),
+    path: `/api/workflows/${body.data.id}/execute`,
+    headers: { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(hello.sampleInput),
+  };
+}
+
+async function baseline() {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const input = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ success: true, output: { greeting: `Hello, ${input.name}!` } }));
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    path: '/execute',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada' }),
+  };
+}
+
+const [mode, dataDir] = process.argv.slice(2);
+const target = mode === 'service' ? await service(dataDir) : await baseline();
+process.stdout.write(`${JSON.stringify(target)}\n`);
+
+// Exit through process.exit so --cpu-prof and other exit hooks run when the benchmark stops us.
+process.once('SIGTERM', () => process.exit(0));
