@@ -5,6 +5,8 @@
  *
  * Start → Step → (done? → Finalize | waiting? → Wait → Step | Step); any failure → Finalize.
  */
+import { workers } from './routes';
+
 export const executionDefinitionSubstitutions = ['StepFunctionArn', 'FinalizeFunctionArn'] as const;
 
 const lambdaRetry = [
@@ -31,6 +33,8 @@ export function executionDefinition(): Record<string, unknown> {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: a Step Functions definition substitution, not a template
         Resource: '${StepFunctionArn}',
         ResultPath: '$.step',
+        // The task gives up when its Lambda would, so a hung step reaches Finalize as States.Timeout.
+        TimeoutSeconds: workers.executionStep.timeoutInSeconds,
         Retry: lambdaRetry,
         Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'Finalize' }],
         Next: 'Route',
@@ -52,6 +56,7 @@ export function executionDefinition(): Record<string, unknown> {
         Type: 'Task',
         // biome-ignore lint/suspicious/noTemplateCurlyInString: a Step Functions definition substitution, not a template
         Resource: '${FinalizeFunctionArn}',
+        TimeoutSeconds: workers.executionFinalize.timeoutInSeconds,
         Retry: lambdaRetry,
         End: true,
       },

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
+import type { WorkflowGraph } from '../../../core/engine/types';
+import type { ExecutionState } from '../../../core/execution/types';
+import {
+  executeStep,
+  failureMessage,
+  finalizeRun,
+  inlineResultLimitInBytes,
+  type StepDeps,
+} from '../../../core/executions/service';
+import { type CheckpointStore, type ExecutionLogEntry, logIdFor } from '../../../core/executions/types';
+import type { Deployment } from '../../../core/workflows/types';
+
+const block = (id: string, type: string, name: string, config: Record<string, unknown>) => ({
+  id,
+  type,
+  name,
+  parentId: null,
+  enabled: true,
+  config,
+});
+
+function graph(code: string): WorkflowGraph {
+  return {
+    blocks: {
+      start: block('start', 'start', 'Start', { inputFormat: [{ name: 'n', type: 'number' }] }),
+      work: block('work', 'function', 'Work', { code }),
+      respond: block('respond', 'response', 'Respond', { data: '<work.result>' }),
+    },
+    edges: [
+      { id: 'e1', source: 'start', target: 'work' },
+      { id: 'e2', source: 'work', target: 'respond' },
+    ],
+    loops: {},
+    parallels: {},
+  };
+}
+
+class MemoryCheckpoints implements CheckpointStore {
+  readonly items = new Map<string, unknown>();
+  async save(id: string, value: unknown) {
+    this.items.set(id, JSON.parse(JSON.stringify(value)));
+  }
+  async load(id: string) {
+    return this.items.get(id);
+  }
+  async delete(id: string) {
+    this.items.delete(id);
+  }
+}
+
+const state = (overrides: Partial<ExecutionState> = {}): ExecutionState => ({
+  executionId: 'exec-1',
+  workflowId: 'wf_1',
+  workspaceId: 'ws_1',
+  userId: 'usr_1',
+  deploymentVersion: 1,
+  trigger: 'api',
+  input: { n: 2 },
+  startedAt: '2026-01-01T00:00:00.000Z',
+  mode: 'sync',
+  ...overrides,
+});
+
+function stepDeps(code: string, budgetInMs: number, checkpoints = new MemoryCheckpoints()): StepDeps {
+  const deployment: Deployment = {
+    workflowId: 'wf_1',
+    workspaceId: 'ws_1',
+    version: 1,
+    state: graph(code),
+    stateHash: 'h',
+    deployedAt: '2026-01-01T00:00:00.000Z',
+    deployedBy: 'usr_1',
+  };
+  return {
+    deployments: { getDeployment: async () => deployment },
+    checkpoints,
+    engine: { codeRunner: createQuickJsCodeRunner(), now: () => Date.now() },
+    budgetInMs,
+  };
+}
+
+describe('executeStep', () => {
+  it('finishes a short run in one step with the result inline and stores no checkpoint', async () => {
+    const checkpoints = new MemoryCheckpoints();
+    const outcome = await executeStep(stepDeps('return <start.n> * 21;', 60_000, checkpoints), state());
+    expect(outcome.status).toBe('done');
+    expect(outcome.status === 'done' && 'output' in outcome.result && outcome.result.output).toBe(42);
+    expect(checkpoints.items.size).toBe(0);
+  });
+
+  it('checkpoints when the budget runs out and resumes to the same result, then drops the checkpoint', async () => {
+    const checkpoints = new MemoryCheckpoints();
+    const deps = stepDeps('return <start.n> * 21;', 0, checkpoints);
+    const first = await executeStep(deps, state());
+    expect(first).toEqual({ status: 'running' });
+    expect(checkpoints.items.has('exec-1')).toBe(true);
+
+    let outcome = first;
+    for (let step = 0; step < 10 && outcome.status !== 'done'; step++) {
+      outcome = await executeStep({ ...deps, budgetInMs: 60_000 }, state({ step: outcome }));
+    }
+    expect(outcome.status === 'done' && 'output' in outcome.result && outcome.result.output).toBe(42);
+    expect(checkpoints.items.has('exec-1')).toBe(false);
+  });
+
+  it('fails clearly when a resumed run has lost its checkpoint', async () => {
+    const attempt = executeStep(stepDeps('return 1;', 60_000), state({ step: { status: 'running' } }));
+    await expect(attempt).rejects.toThrow('Checkpoint of execution exec-1 is missing');
+  });
+
+  it('hands a result over the inline limit over by reference', async () => {
+    const checkpoints = new MemoryCheckpoints();
+    const code = `return 'x'.repeat(${inlineResultLimitInBytes + 10});`;
+    const outcome = await executeStep(stepDeps(code, 60_000, checkpoints), state());
+    expect(outcome).toEqual({ status: 'done', result: { resultRef: 'exec-1#result' } });
+    expect(checkpoints.items.has('exec-1#result')).toBe(true);
+  });
+});
+
+describe('finalizeRun', () => {
+  const logs = () => {
+    const written: ExecutionLogEntry[] = [];
+    return { written, store: { putLogEntry: async (entry: ExecutionLogEntry) => void written.push(entry) } };
+  };
+  const now = () => new Date('2026-01-01T00:00:01.500Z');
+
+  it('writes the log entry under the id of the execution and answers the sync result', async () => {
+    const { written, store } = logs();
+    const done = await executeStep(stepDeps('return 5;', 60_000), state());
+    const answer = await finalizeRun(
+      { logs: store as never, checkpoints: new MemoryCheckpoints(), now },
+      state({ step: done }),
+    );
+    expect(written[0]).toMatchObject({
+      id: logIdFor('exec-1'),
+      level: 'info',
+      trigger: 'api',
+      deploymentVersion: 1,
+    });
+    expect(answer.httpStatus).toBe(200);
+    expect(answer.body).toMatchObject({ success: true, output: 5, metadata: { executionId: 'exec-1' } });
+  });
+
+  it('loads a result handed over by reference and then removes it', async () => {
+    const { written, store } = logs();
+    const checkpoints = new MemoryCheckpoints();
+    const big = await executeStep(
+      stepDeps(`return 'y'.repeat(${inlineResultLimitInBytes + 1});`, 60_000, checkpoints),
+      state(),
+    );
+    const answer = await finalizeRun({ logs: store as never, checkpoints, now }, state({ step: big }));
+    expect(typeof answer.body.output).toBe('string');
+    expect(written[0].executionData.finalOutput).toBe(answer.body.output);
+    expect(checkpoints.items.size).toBe(0);
+  });
+
+  it('turns a caught step failure into a failed run logged as error with status 500', async () => {
+    const { written, store } = logs();
+    const cause = JSON.stringify({
+      errorType: 'Error',
+      errorMessage: 'Deployment 1 of workflow wf_1 is missing',
+    });
+    const answer = await finalizeRun(
+      { logs: store as never, checkpoints: new MemoryCheckpoints(), now },
+      state({ failure: { Error: 'Error', Cause: cause } }),
+    );
+    expect(answer.httpStatus).toBe(500);
+    expect(answer.body).toMatchObject({
+      success: false,
+      error: 'The run failed: Deployment 1 of workflow wf_1 is missing',
+    });
+    expect(written[0]).toMatchObject({ level: 'error', totalDurationMs: 1500 });
+  });
+});
+
+describe('failureMessage', () => {
+  it('names a time-out', () => {
+    expect(failureMessage({ Error: 'States.Timeout', Cause: '' })).toBe('The run timed out');
+  });
+
+  it('keeps a Cause that is not JSON', () => {
+    expect(failureMessage({ Error: 'Error', Cause: 'plain words' })).toBe('The run failed: plain words');
+  });
+
+  it('says the run failed when nothing more is known', () => {
+    expect(failureMessage(undefined)).toBe('The run failed');
+  });
+});
