@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { block, edge, graphOf } from '../core/engine/builders';
 import type { WorkflowGraph } from '../core/engine/types';
 
 export interface DemoWorkflow {
@@ -21,27 +22,6 @@ export interface DemoData {
   workflows: DemoWorkflow[];
 }
 
-const block = (id: string, type: string, name: string, config: Record<string, unknown>) => ({
-  id,
-  type,
-  name,
-  parentId: null,
-  enabled: true,
-  config,
-});
-const edge = (source: string, target: string, sourceHandle = 'source') => ({
-  id: `${source}-${target}`,
-  source,
-  target,
-  sourceHandle,
-});
-const graph = (blocks: ReturnType<typeof block>[], edges: ReturnType<typeof edge>[]): WorkflowGraph => ({
-  blocks: Object.fromEntries(blocks.map((b) => [b.id, b])),
-  edges,
-  loops: {},
-  parallels: {},
-});
-
 export const exampleWorkflows: Array<{
   name: string;
   description: string;
@@ -52,7 +32,7 @@ export const exampleWorkflows: Array<{
     name: 'Hello',
     description: 'Greets someone by name: start → function → response',
     sampleInput: { name: 'Ada' },
-    state: graph(
+    state: graphOf(
       [
         block('start', 'start', 'Start', { inputFormat: [{ name: 'name', type: 'string', required: true }] }),
         block('greet', 'function', 'Greet', { code: "return 'Hello, ' + <start.name> + '!';" }),
@@ -65,7 +45,7 @@ export const exampleWorkflows: Array<{
     name: 'Classify number',
     description: 'Branches on a condition: big numbers one way, the rest the other',
     sampleInput: { n: 250 },
-    state: graph(
+    state: graphOf(
       [
         block('start', 'start', 'Start', { inputFormat: [{ name: 'n', type: 'number', required: true }] }),
         block('check', 'condition', 'Check', {
@@ -88,7 +68,7 @@ export const exampleWorkflows: Array<{
     name: 'Contact form',
     description: 'Takes a message from a form and counts its words',
     sampleInput: { email: 'ada@example.com', message: 'Hello there, how are you?' },
-    state: graph(
+    state: graphOf(
       [
         block('start', 'start', 'Start', {
           inputFormat: [

@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import type { CheckpointStore } from '../../core/executions/types';
 import {
-  type DynamoTableWithBlobsOptions,
+  DynamoTable,
   EXECUTIONS_TABLE_ENV,
   INLINE_LIMIT_IN_BYTES,
   type JsonBlobStore,
@@ -22,17 +22,7 @@ export function checkpointBlobKey(executionId: string): string {
   return `executions/${executionId}/checkpoint.json`;
 }
 
-export class DynamoCheckpointStore implements CheckpointStore {
-  private readonly client: DynamoTableWithBlobsOptions['client'];
-  private readonly tableName: string;
-  private readonly blobStore?: JsonBlobStore;
-
-  constructor(options: DynamoTableWithBlobsOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
-    this.blobStore = options.blobStore;
-  }
-
+export class DynamoCheckpointStore extends DynamoTable implements CheckpointStore {
   /** The store on the shared document client and the table named by `EXECUTIONS_TABLE`. */
   static fromEnv(options: { blobStore?: JsonBlobStore } = {}): DynamoCheckpointStore {
     return new DynamoCheckpointStore({

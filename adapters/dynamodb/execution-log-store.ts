@@ -20,7 +20,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import { type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from '../../core/executions/types';
 import {
-  type DynamoTableWithBlobsOptions,
+  DynamoTable,
   EXECUTIONS_TABLE_ENV,
   INLINE_LIMIT_IN_BYTES,
   type Item,
@@ -41,17 +41,7 @@ export function executionDataBlobKey(executionId: string): string {
   return `executions/${executionId}/data.json`;
 }
 
-export class DynamoExecutionLogStore implements ExecutionLogStore {
-  private readonly client: DynamoTableWithBlobsOptions['client'];
-  private readonly tableName: string;
-  private readonly blobStore?: JsonBlobStore;
-
-  constructor(options: DynamoTableWithBlobsOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
-    this.blobStore = options.blobStore;
-  }
-
+export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLogStore {
   /** The store on the shared document client and the table named by `EXECUTIONS_TABLE`. */
   static fromEnv(options: { blobStore?: JsonBlobStore } = {}): DynamoExecutionLogStore {
     return new DynamoExecutionLogStore({

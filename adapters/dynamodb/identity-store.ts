@@ -25,7 +25,7 @@ import type {
   WorkspaceMembership,
 } from '../../core/identity/types';
 import {
-  type DynamoTableOptions,
+  DynamoTable,
   ENTITIES_TABLE_ENV,
   type Item,
   isConditionalCheckFailed,
@@ -53,15 +53,7 @@ const organizationMemberKey = (organizationId: string, userId: string) => ({
   sk: `MEMBER#${userId}`,
 });
 
-export class DynamoIdentityStore implements IdentityStore {
-  private readonly client: DynamoTableOptions['client'];
-  private readonly tableName: string;
-
-  constructor(options: DynamoTableOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
-  }
-
+export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
   /** The store on the shared document client and the table named by `ENTITIES_TABLE`. */
   static fromEnv(): DynamoIdentityStore {
     return new DynamoIdentityStore({

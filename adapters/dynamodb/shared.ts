@@ -32,6 +32,19 @@ export interface DynamoTableWithBlobsOptions extends DynamoTableOptions {
 
 export type Item = Record<string, unknown>;
 
+/** The plumbing every store shares: the document client, its table, and where large attributes go. */
+export abstract class DynamoTable {
+  protected readonly client: DynamoDBDocumentClient;
+  protected readonly tableName: string;
+  protected readonly blobStore?: JsonBlobStore;
+
+  constructor(options: DynamoTableWithBlobsOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.blobStore = options.blobStore;
+  }
+}
+
 /**
  * Serialized size above which a large attribute moves to the blob store. DynamoDB's item limit is
  * 400 KB; staying well below it leaves room for the other attributes and for their names.

@@ -18,7 +18,7 @@ import { ConflictError } from '../../core/errors';
 import type { WorkflowGraph } from '../../core/engine/types';
 import type { Deployment, WorkflowRecord, WorkflowStore } from '../../core/workflows/types';
 import {
-  type DynamoTableWithBlobsOptions,
+  DynamoTable,
   ENTITIES_TABLE_ENV,
   INLINE_LIMIT_IN_BYTES,
   type Item,
@@ -44,17 +44,7 @@ export function deploymentBlobKey(workflowId: string, version: number): string {
   return `deployments/${workflowId}/${version}.json`;
 }
 
-export class DynamoWorkflowStore implements WorkflowStore {
-  private readonly client: DynamoTableWithBlobsOptions['client'];
-  private readonly tableName: string;
-  private readonly blobStore?: JsonBlobStore;
-
-  constructor(options: DynamoTableWithBlobsOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
-    this.blobStore = options.blobStore;
-  }
-
+export class DynamoWorkflowStore extends DynamoTable implements WorkflowStore {
   /** The store on the shared document client and the table named by `ENTITIES_TABLE`. */
   static fromEnv(options: { blobStore?: JsonBlobStore } = {}): DynamoWorkflowStore {
     return new DynamoWorkflowStore({

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { block } from '../../core/engine/builders';
 import type { WorkflowGraph } from '../../core/engine/types';
 import { type LocalService, startLocalService } from '../../local/service';
 
@@ -104,15 +105,6 @@ export function useLocalService(): { get(): TestService } {
     },
   };
 }
-
-const block = (id: string, type: string, name: string, config: Record<string, unknown>) => ({
-  id,
-  type,
-  name,
-  parentId: null,
-  enabled: true,
-  config,
-});
 
 /** start(inputFormat) → function(code) → response(data): the smallest useful workflow. */
 export function threeBlockGraph(

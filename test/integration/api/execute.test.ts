@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { block } from '../../../core/engine/builders';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
 import { type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
 
@@ -155,14 +156,6 @@ describe('synchronous execution', () => {
 
   it('follows the condition branch that holds', async () => {
     const tenant = await service.get().newTenant('runner');
-    const block = (id: string, type: string, name: string, config: Record<string, unknown>) => ({
-      id,
-      type,
-      name,
-      parentId: null,
-      enabled: true,
-      config,
-    });
     const state = {
       blocks: {
         start: block('start', 'start', 'Start', { inputFormat: [{ name: 'n', type: 'number' }] }),

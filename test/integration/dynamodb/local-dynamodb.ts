@@ -3,16 +3,10 @@
  * reached through the real AWS SDK, plus an in-memory blob store for the S3-pointer cases.
  */
 import type { AddressInfo } from 'node:net';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  type GetItemCommandOutput,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, type GetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
-import { tables } from '../../../catalog/resources';
+import { ensureTables } from '../../../local/stack/dynamodb';
 import type { JsonBlobStore } from '../../../adapters/dynamodb/shared';
 
 export interface LocalDynamoDb {
@@ -42,7 +36,7 @@ export async function startLocalDynamoDb(): Promise<LocalDynamoDb> {
   const client = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
   });
-  for (const [name, table] of Object.entries(tables)) await createTable(raw, name, table);
+  await ensureTables(raw);
   return {
     endpoint,
     client,
@@ -63,46 +57,6 @@ export async function startLocalDynamoDb(): Promise<LocalDynamoDb> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-async function createTable(
-  raw: DynamoDBClient,
-  name: string,
-  table: (typeof tables)[keyof typeof tables],
-): Promise<void> {
-  const keyNames = new Set<string>([table.partitionKey, table.sortKey]);
-  for (const index of table.indexes) {
-    keyNames.add(index.partitionKey);
-    keyNames.add(index.sortKey);
-  }
-  await raw.send(
-    new CreateTableCommand({
-      TableName: name,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [...keyNames].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
-      KeySchema: [
-        { AttributeName: table.partitionKey, KeyType: 'HASH' },
-        { AttributeName: table.sortKey, KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: table.indexes.map((index) => ({
-        IndexName: index.name,
-        KeySchema: [
-          { AttributeName: index.partitionKey, KeyType: 'HASH' },
-          { AttributeName: index.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
-    }),
-  );
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { Table } = await raw.send(new DescribeTableCommand({ TableName: name }));
-    const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every(
-      (index) => index.IndexStatus === 'ACTIVE',
-    );
-    if (Table?.TableStatus === 'ACTIVE' && indexesActive) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`Table ${name} did not become active`);
 }
 
 /** A blob store in memory; values are kept serialized, as S3 would keep them. */

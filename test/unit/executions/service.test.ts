@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
+import { block } from '../../../core/engine/builders';
 import type { WorkflowGraph } from '../../../core/engine/types';
 import type { ExecutionState } from '../../../core/execution/types';
 import {
@@ -11,15 +12,6 @@ import {
 } from '../../../core/executions/service';
 import { type CheckpointStore, type ExecutionLogEntry, logIdFor } from '../../../core/executions/types';
 import type { Deployment } from '../../../core/workflows/types';
-
-const block = (id: string, type: string, name: string, config: Record<string, unknown>) => ({
-  id,
-  type,
-  name,
-  parentId: null,
-  enabled: true,
-  config,
-});
 
 function graph(code: string): WorkflowGraph {
   return {
