@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { finalize } from '../functions/execution/finalize';
 import { step } from '../functions/execution/step';
 import { forgetAdminKey } from '../functions/http/admin-key';
+import { withInvocationLogger } from '../functions/http/logger';
 import { overrideAdapters } from '../functions/wiring/overrides';
 import { applyEnv, startLocalStack } from './stack';
 import { createLocalExecutionStarter } from './stack/step-functions';
@@ -49,7 +50,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   forgetAdminKey();
   const stack = await startLocalStack({ dataDir });
   applyEnv(stack.env);
-  const starter = createLocalExecutionStarter({ step, finalize });
+  // Each task gets its own logger, as each Lambda invocation would.
+  const starter = createLocalExecutionStarter({
+    step: withInvocationLogger(step),
+    finalize: withInvocationLogger(finalize),
+  });
   overrideAdapters({ executionStarter: starter });
   let server: LocalServer;
   try {

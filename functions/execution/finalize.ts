@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ExecutionState } from '../../core/execution/types';
 import { finalizeRun } from '../../core/executions/service';
-import { logger } from '../http/logger';
+import { logger, withInvocationLogger } from '../http/logger';
 import { finalizeDeps } from '../wiring/execution';
 
 /** Finalize task: writes the log entry and shapes the answer a sync caller receives. */
@@ -16,4 +16,6 @@ export async function finalize(state: ExecutionState) {
   return answer;
 }
 
-export const handler = middy(finalize).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = withInvocationLogger(
+  middy(finalize).use(injectLambdaContext(logger, { resetKeys: true })),
+);

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ExecutionState } from '../../core/execution/types';
 import { executeStep } from '../../core/executions/service';
-import { logger } from '../http/logger';
+import { logger, withInvocationLogger } from '../http/logger';
 import { stepDeps } from '../wiring/step';
 
 /** Step task of the execution state machine. A thrown error reaches Finalize through the Catch. */
@@ -13,4 +13,6 @@ export async function step(state: ExecutionState) {
   return outcome;
 }
 
-export const handler = middy(step).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = withInvocationLogger(
+  middy(step).use(injectLambdaContext(logger, { resetKeys: true })),
+);

@@ -11,7 +11,7 @@ import { InvalidJsonError, PayloadTooLargeError, ValidationError } from '../../c
 import { authenticate, type Principal } from '../../core/identity/service';
 import { identityDeps } from '../wiring/identity';
 import { requireAdminKey } from './admin-key';
-import { logger } from './logger';
+import { logger, withInvocationLogger } from './logger';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
 
 export const maxJsonBodyInBytes = 10 * 1024 * 1024;
@@ -56,7 +56,7 @@ export function httpRoute<Id extends RouteId>(
       return toProxyResult(errorResponse(error));
     }
   };
-  return middy(handle).use(injectLambdaContext(logger, { resetKeys: true }));
+  return withInvocationLogger(middy(handle).use(injectLambdaContext(logger, { resetKeys: true })));
 }
 
 async function authorize(

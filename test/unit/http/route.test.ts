@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError, ValidationError } from '../../../core/errors';
 import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
+import { logger, withInvocationLogger } from '../../../functions/http/logger';
 import { errorResponse } from '../../../functions/http/responses';
 import { httpRoute, parseJsonBody } from '../../../functions/http/route';
 
@@ -142,5 +143,26 @@ describe('sameKey', () => {
     expect(sameKey('abd', 'abc')).toBe(false);
     expect(sameKey('a', 'abc')).toBe(false);
     expect(sameKey('', 'abc')).toBe(false);
+  });
+});
+
+describe('logger', () => {
+  it('keeps the keys of concurrent invocations apart', async () => {
+    const lines: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
+    const run = withInvocationLogger(async (executionId: string, delayInMs: number) => {
+      logger.setLogLevel('INFO');
+      logger.appendKeys({ executionId });
+      await new Promise((resolve) => setTimeout(resolve, delayInMs));
+      logger.info('done');
+    });
+    try {
+      await Promise.all([run('first', 20), run('second', 1)]);
+    } finally {
+      process.stdout.write = write;
+    }
+    const logged = lines.map((line) => JSON.parse(line)).filter((line) => line.message === 'done');
+    expect(logged.map((line) => line.executionId).sort()).toEqual(['first', 'second']);
   });
 });
