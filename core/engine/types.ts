@@ -129,6 +129,8 @@ export interface RunContext {
 export interface CodeRunRequest {
   /** Body of an async function; `return` gives the result. */
   code: string;
+  /** When given, the sandbox offers `fetch`, and every call goes through this client (the guard). */
+  http?: HttpClient;
   timeoutInMs: number;
   memoryLimitInBytes: number;
 }
@@ -143,10 +145,118 @@ export interface CodeRunner {
 }
 
 /** Ports and settings the engine runs with. */
-export interface EngineDeps {
+export interface EngineDeps extends EnginePorts {
   codeRunner: CodeRunner;
   /** Milliseconds since the epoch; injected so tests control time. */
   now: () => number;
   functionTimeoutInMs?: number;
   functionMemoryLimitInBytes?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports added for the complete engine. Each is optional in EngineDeps: a run that uses a block
+// needing a missing port fails that block with a clear error.
+// ---------------------------------------------------------------------------------------------
+
+/** A JSON Schema object, as given in an agent's `responseFormat`. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ModelMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface ModelRequest {
+  /** `openai` (or any OpenAI-compatible `baseUrl`), `anthropic`, `bedrock`. */
+  provider: string;
+  model: string;
+  systemPrompt?: string;
+  messages: ModelMessage[];
+  temperature?: number;
+  maxTokens?: number;
+  /** Ask for a structured answer matching this schema; the response then carries `structured`. */
+  responseFormat?: JsonSchema;
+  apiKey?: string;
+  baseUrl?: string;
+  /** Bedrock only: the region of the model. */
+  region?: string;
+  timeoutInMs: number;
+  /** Called with each text chunk as it arrives; when given, the provider is called in streaming mode. */
+  onChunk?: (text: string) => void;
+}
+
+export interface ModelResponse {
+  content: string;
+  /** The model that answered, as the provider reports it. */
+  model: string;
+  /** Counted from the provider's own usage report, never estimated. */
+  tokens: TokenCounts;
+  /** The parsed answer when `responseFormat` was given. */
+  structured?: unknown;
+}
+
+/** Port: one entry to every model provider. */
+export interface ModelGateway {
+  complete(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** USD per million tokens, per model, as of `effectiveDate`. */
+export interface ModelPrice {
+  inputPerMillion: number;
+  outputPerMillion: number;
+  effectiveDate: string;
+}
+
+/** Port: prices of models; unknown models cost nothing and are reported as unpriced. */
+export interface PricingTable {
+  priceOf(model: string): ModelPrice | undefined;
+}
+
+export interface HttpRequest {
+  url: string;
+  method: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  timeoutInMs: number;
+  maxResponseBytes: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/**
+ * Port: outbound HTTP. The production implementation is the guarded client (DESIGN.md §5): it
+ * refuses private, loopback, link-local, CGNAT, multicast and metadata addresses in every
+ * encoding, pins the connection to the checked address, and caps time and size.
+ */
+export interface HttpClient {
+  request(request: HttpRequest): Promise<HttpResponse>;
+}
+
+/** Port: child workflows run by a `workflow` block, from the same workspace. */
+export interface WorkflowLoader {
+  /** The deployed graph of a workflow in this workspace, or undefined if none. */
+  loadDeployed(workspaceId: string, workflowId: string): Promise<WorkflowGraph | undefined>;
+}
+
+/** Limits of containers and nesting; defaults in the engine. */
+export interface EngineLimits {
+  maxLoopIterations: number;
+  maxParallelBranches: number;
+  /** Branches of one parallel that run at the same time. */
+  parallelConcurrency: number;
+  maxWorkflowDepth: number;
+}
+
+export interface EnginePorts {
+  models?: ModelGateway;
+  pricing?: PricingTable;
+  http?: HttpClient;
+  workflows?: WorkflowLoader;
+  limits?: Partial<EngineLimits>;
+  /** Streaming: text chunks of model blocks as they arrive (used by SSE later). */
+  onChunk?: (blockId: string, chunk: string) => void;
 }
