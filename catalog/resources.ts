@@ -1,5 +1,5 @@
 /**
- * The resource catalogue: every table, bucket, queue and state machine of the service. The CDK
+ * The resource catalogue: every table, bucket, queue, state machine and key of the service. The CDK
  * stacks create exactly these, and the local stack creates the same ones on its emulators, so the
  * two cannot drift. Handlers find a resource through its environment variable.
  */
@@ -97,10 +97,33 @@ export const stateMachines = {
   },
 } as const satisfies Record<string, StateMachineDefinition>;
 
+export interface KeyDefinition {
+  /** Environment variable that carries the key ARN to a handler (KMS in AWS). */
+  envVar: string;
+  /** The name under which the context (e.g. the workspace id) goes into the KMS encryption context. */
+  encryptionContextKey: string;
+  /** Locally a key file under the data dir stands in for the KMS key; its path goes in `envVar`. */
+  local: { fileName: string; envVar: string };
+  description: string;
+}
+
+export const keys = {
+  environment: {
+    envVar: 'ENVIRONMENT_KEY_ARN',
+    encryptionContextKey: 'workspaceId',
+    local: { fileName: 'secrets.key', envVar: 'ENVIRONMENT_KEY_FILE' },
+    description: 'Wraps the data keys that encrypt workspace environment variables (envelope encryption)',
+  },
+} as const satisfies Record<string, KeyDefinition>;
+
 export type TableName = keyof typeof tables;
 export type BucketName = keyof typeof buckets;
 export type QueueName = keyof typeof queues;
 export type StateMachineName = keyof typeof stateMachines;
+export type KeyName = keyof typeof keys;
+
+/** `encrypt` may only make new data keys (kms:GenerateDataKey), `decrypt` only unwrap them (kms:Decrypt). */
+export type KeyAccess = 'encrypt' | 'decrypt' | 'encryptDecrypt';
 
 /** What one function may touch; the CDK stack turns this into least-privilege grants. */
 export interface ResourceAccess {
@@ -108,4 +131,5 @@ export interface ResourceAccess {
   buckets?: Partial<Record<BucketName, 'read' | 'readWrite'>>;
   queues?: Partial<Record<QueueName, 'send' | 'consume'>>;
   stateMachines?: Partial<Record<StateMachineName, 'startSync' | 'start'>>;
+  keys?: Partial<Record<KeyName, KeyAccess>>;
 }

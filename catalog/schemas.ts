@@ -1,5 +1,11 @@
 /** Wire schemas of the HTTP API. Routes declare them; handlers parse with them; OpenAPI is generated from them. */
 import { z } from 'zod';
+import {
+  ENVIRONMENT_NAME_PATTERN,
+  environmentNameRule,
+  MAX_ENVIRONMENT_NAME_LENGTH,
+  MAX_ENVIRONMENT_VALUE_BYTES,
+} from '../core/environment/rules';
 
 export const id = z.string().min(1).max(128);
 export const workspacePermission = z.enum(['read', 'write', 'admin']);
@@ -165,5 +171,31 @@ export const executeBody = z
     selectedOutputs: z.array(z.string()).optional(),
   })
   .catchall(z.unknown());
+
+export const environmentVariableName = z
+  .string()
+  .min(1)
+  .max(MAX_ENVIRONMENT_NAME_LENGTH)
+  .regex(ENVIRONMENT_NAME_PATTERN, environmentNameRule);
+export const environmentVariableParams = z.object({ workspaceId: id, name: environmentVariableName });
+export const putEnvironmentVariableBody = z.object({
+  value: z
+    .string()
+    .max(MAX_ENVIRONMENT_VALUE_BYTES)
+    .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_ENVIRONMENT_VALUE_BYTES, {
+      message: `At most ${MAX_ENVIRONMENT_VALUE_BYTES} bytes (64 KB) of UTF-8`,
+    }),
+});
+export const environmentVariable = z
+  .object({
+    name: z.string(),
+    value: z
+      .string()
+      .optional()
+      .describe('In clear for members with write or admin permission; absent for read members'),
+    updatedAt: z.string(),
+    updatedBy: id,
+  })
+  .meta({ id: 'EnvironmentVariable' });
 
 export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });

@@ -1,10 +1,12 @@
 /**
- * The data stack: the catalogue's DynamoDB tables, S3 bucket and SQS queues (each with its DLQ), and
- * the admin key secret. Stateful resources live here, apart from the functions, so the code stacks
- * can be replaced freely (replacing the API would otherwise also replace the operators' admin key).
+ * The data stack: the catalogue's DynamoDB tables, S3 bucket, SQS queues (each with its DLQ) and
+ * customer-managed KMS keys, and the admin key secret. Stateful resources live here, apart from the
+ * functions, so the code stacks can be replaced freely (replacing the API would otherwise also
+ * replace the operators' admin key, and a replaced KMS key would strand every secret under it).
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -13,6 +15,8 @@ import type { Construct } from 'constructs';
 import {
   type BucketName,
   buckets,
+  type KeyName,
+  keys,
   type QueueName,
   queues,
   type TableName,
@@ -26,6 +30,7 @@ export class DataStack extends Stack {
   readonly queues = {} as Record<QueueName, sqs.Queue>;
   readonly deadLetterQueues = {} as Record<QueueName, sqs.Queue>;
   readonly accessLogsBucket: s3.Bucket;
+  readonly keys = {} as Record<KeyName, kms.Key>;
   readonly adminKeySecret: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -107,6 +112,17 @@ export class DataStack extends Stack {
       });
     }
 
+    for (const [name, definition] of Object.entries(keys) as [KeyName, (typeof keys)[KeyName]][]) {
+      // Symmetric, rotated yearly by KMS (old versions keep decrypting). Kept when the stack goes:
+      // deleting the key would make every value encrypted under it unreadable. The default key policy
+      // trusts the account, so the functions' IAM policies (resource-access.ts) decide who may use it.
+      this.keys[name] = new kms.Key(this, `${pascal(name)}Key`, {
+        description: definition.description,
+        enableKeyRotation: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    }
+
     this.adminKeySecret = new secretsmanager.Secret(this, 'AdminApiKey', {
       description: 'The x-admin-key of the workflow service admin API',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
@@ -127,7 +143,7 @@ export class DataStack extends Stack {
 
   /** What the code stacks need to wire functions to these resources. */
   get resources(): ServiceResources {
-    return { tables: this.tables, buckets: this.buckets, queues: this.queues };
+    return { tables: this.tables, buckets: this.buckets, queues: this.queues, keys: this.keys };
   }
 }
 

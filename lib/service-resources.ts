@@ -1,17 +1,20 @@
 /**
- * The deployed counterparts of the catalogue's tables, buckets, queues and state machines, handed
+ * The deployed counterparts of the catalogue's tables, buckets, queues, keys and state machines, handed
  * from the stack that owns them to the stacks whose functions use them.
  */
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { BucketName, QueueName, StateMachineName, TableName } from '../catalog/resources';
+import type { BucketName, KeyName, QueueName, StateMachineName, TableName } from '../catalog/resources';
 
 export interface ServiceResources {
   tables: Record<TableName, dynamodb.ITable>;
   buckets: Record<BucketName, s3.IBucket>;
   queues: Record<QueueName, sqs.IQueue>;
+  /** Customer-managed KMS keys (envelope encryption of secrets). */
+  keys: Record<KeyName, kms.IKey>;
   /** Absent while the execution stack builds its own workers (they start no state machines). */
   stateMachines?: Partial<Record<StateMachineName, sfn.IStateMachine>>;
 }

@@ -1,6 +1,7 @@
 /**
  * The function-block sandbox: user code runs in QuickJS compiled to WebAssembly, one fresh runtime
- * per run, with nothing of the host inside but `console` and timers.
+ * per run, with nothing of the host inside but `console`, timers and, when the request brings an
+ * HTTP client, a minimal `fetch` whose every call goes through that client (the guard).
  *
  * Memory is bounded twice because the runtime's own limit is unreliable in this build: QuickJS
  * cannot see allocation sizes under Emscripten, so `setMemoryLimit` only rejects single oversized
@@ -9,24 +10,31 @@
  * to the 2 GB wasm32 ceiling), and (2) the interrupt handler samples the runtime's real usage and
  * stops a run that exceeds its own limit.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { STATUS_CODES } from 'node:http';
 import variantModule from '@jitl/quickjs-singlefile-cjs-release-sync';
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   type QuickJSContext,
+  type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSSyncVariant,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
-import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../core/engine/types';
+import type {
+  CodeRunner,
+  CodeRunRequest,
+  CodeRunResult,
+  HttpClient,
+  HttpRequest,
+} from '../../core/engine/types';
 
 export class SandboxError extends Error {
-  /** `error`: the code threw; `timeout` and `memory`: the sandbox stopped it. */
-  readonly kind: 'error' | 'timeout' | 'memory';
+  /** `error`: the code threw; `timeout`, `memory` and `cancelled` (the request's signal): the sandbox stopped it. */
+  readonly kind: 'error' | 'timeout' | 'memory' | 'cancelled';
 
-  constructor(message: string, kind: 'error' | 'timeout' | 'memory' = 'error') {
+  constructor(message: string, kind: 'error' | 'timeout' | 'memory' | 'cancelled' = 'error') {
     super(message);
     this.name = 'SandboxError';
     this.kind = kind;
@@ -38,6 +46,10 @@ export interface QuickJsCodeRunnerOptions {
   heapLimitInBytes?: number;
   /** Cap of captured console output per run; more is dropped with a marker (default 1 MB). */
   maxStdoutInBytes?: number;
+  /** Calls of `fetch` one run may make (default 20). */
+  maxFetchesPerRun?: number;
+  /** Cap of one `fetch` response body (default 5 MB). */
+  maxFetchResponseBytes?: number;
 }
 
 const defaultHeapLimitInBytes = 256 * 1024 * 1024;
@@ -48,6 +60,13 @@ const initialHeapInBytes = 16 * 1024 * 1024;
 /** Sampling real memory use walks the heap, so it is throttled; the heap cap covers the gaps. */
 const memorySampleIntervalInMs = 10;
 const maxPendingTimers = 1000;
+const defaultMaxFetchesPerRun = 20;
+const defaultMaxFetchResponseBytes = 5 * 1024 * 1024;
+/**
+ * A request may run this much past the function's deadline, so that the function's own time-out is
+ * what the user sees when time runs out, not the request's; the late answer is dropped.
+ */
+const fetchGraceInMs = 50;
 
 /** The package is CommonJS; depending on the loader its default export arrives wrapped once more. */
 const baseVariant: QuickJSSyncVariant =
@@ -91,8 +110,9 @@ function loadModule(heapLimitInBytes: number): Promise<LoadedModule> {
  * Runs inside the sandbox before user code. It installs `console` and returns the helpers the host
  * needs later, captured now so that user code replacing `JSON` or `String` cannot affect them.
  */
-const prelude = `(function (write) {
+const prelude = `(function (write, hostFetch) {
   const stringify = JSON.stringify;
+  const parse = JSON.parse;
   const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
   function quote(text) {
     return "'" + text.replace(/\\\\/g, '\\\\\\\\').replace(/'/g, "\\\\'").replace(/\\n/g, '\\\\n') + "'";
@@ -126,6 +146,61 @@ const prelude = `(function (write) {
     write(parts.join(' '));
   }
   globalThis.console = Object.freeze({ log: line, info: line, warn: line, error: line, debug: line });
+  if (typeof hostFetch === 'function') {
+    const headerRecord = function (given) {
+      const headers = {};
+      if (given === undefined || given === null) return headers;
+      if (Array.isArray(given)) {
+        for (const pair of given) headers[String(pair[0])] = String(pair[1]);
+      } else if (typeof given.forEach === 'function' && typeof given.get === 'function') {
+        given.forEach(function (value, name) { headers[String(name)] = String(value); });
+      } else if (typeof given === 'object') {
+        for (const name of Object.keys(given)) headers[name] = String(given[name]);
+      } else {
+        throw new TypeError('fetch headers must be an object or a list of [name, value] pairs');
+      }
+      return headers;
+    };
+    globalThis.fetch = async function fetch(input, init) {
+      const options = init === undefined || init === null ? {} : init;
+      const body = options.body;
+      if (body !== undefined && body !== null && typeof body !== 'string') {
+        throw new TypeError('fetch body must be a string (use JSON.stringify for objects)');
+      }
+      const target = input !== null && typeof input === 'object' && typeof input.url === 'string' ? input.url : String(input);
+      const request = stringify({
+        method: options.method === undefined ? 'GET' : String(options.method),
+        headers: headerRecord(options.headers),
+        body: body === null ? undefined : body,
+      });
+      let raw;
+      try {
+        raw = await hostFetch(target, request);
+      } catch (error) {
+        // Like fetch: a request that got no response rejects with a TypeError.
+        throw new TypeError(error !== null && typeof error === 'object' ? String(error.message) : String(error));
+      }
+      const answer = parse(raw);
+      const headers = answer.headers;
+      const text = answer.body;
+      const names = function () { return Object.keys(headers); };
+      return Object.freeze({
+        ok: answer.status >= 200 && answer.status < 300,
+        status: answer.status,
+        statusText: answer.statusText,
+        url: answer.url,
+        headers: Object.freeze({
+          get: function (name) { const value = headers[String(name).toLowerCase()]; return value === undefined ? null : value; },
+          has: function (name) { return headers[String(name).toLowerCase()] !== undefined; },
+          forEach: function (callback) { for (const name of names()) callback(headers[name], name); },
+          keys: function () { return names()[Symbol.iterator](); },
+          entries: function () { return names().map(function (name) { return [name, headers[name]]; })[Symbol.iterator](); },
+        }),
+        text: async function () { return text; },
+        json: async function () { return parse(text); },
+      });
+    };
+  }
   return {
     toJson(value) { return value === undefined ? undefined : stringify(value); },
     describe(error) {
@@ -151,13 +226,17 @@ function nodeStyle(message: string): string {
 export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}): CodeRunner {
   const heapLimitInBytes = options.heapLimitInBytes ?? defaultHeapLimitInBytes;
   const maxStdoutInBytes = options.maxStdoutInBytes ?? defaultMaxStdoutInBytes;
+  const fetchLimits: FetchLimits = {
+    maxFetches: options.maxFetchesPerRun ?? defaultMaxFetchesPerRun,
+    maxResponseBytes: options.maxFetchResponseBytes ?? defaultMaxFetchResponseBytes,
+  };
   return {
     async run(request: CodeRunRequest): Promise<CodeRunResult> {
       const { module, heapIsFull } = await loadModule(heapLimitInBytes);
       let runtime: QuickJSRuntime | undefined;
       try {
         runtime = module.newRuntime();
-        return await runInRuntime(runtime, request, maxStdoutInBytes, heapIsFull);
+        return await runInRuntime(runtime, request, maxStdoutInBytes, heapIsFull, fetchLimits);
       } catch (error) {
         if (error instanceof SandboxError) throw error;
         // Anything else is the WebAssembly module itself failing; the next run gets a fresh one.
@@ -181,16 +260,21 @@ async function runInRuntime(
   request: CodeRunRequest,
   maxStdoutInBytes: number,
   heapIsFull: () => boolean,
+  fetchLimits: FetchLimits,
 ): Promise<CodeRunResult> {
-  const { timeoutInMs, memoryLimitInBytes } = request;
+  const { timeoutInMs, memoryLimitInBytes, signal } = request;
   const deadline = Date.now() + timeoutInMs;
-  let stoppedFor: 'timeout' | 'memory' | undefined;
+  let stoppedFor: 'timeout' | 'memory' | 'cancelled' | undefined;
   let lastSampleAt = 0;
 
   runtime.setMemoryLimit(memoryLimitInBytes);
   runtime.setMaxStackSize(maxStackSizeInBytes);
   runtime.setInterruptHandler(() => {
     if (stoppedFor) return true;
+    if (signal?.aborted) {
+      stoppedFor = 'cancelled';
+      return true;
+    }
     const now = Date.now();
     if (now >= deadline) {
       stoppedFor = 'timeout';
@@ -207,6 +291,8 @@ async function runInRuntime(
   });
 
   const stopped = (): SandboxError | undefined => {
+    if (!stoppedFor && signal?.aborted) stoppedFor = 'cancelled';
+    if (stoppedFor === 'cancelled') return new SandboxError('Function was cancelled', 'cancelled');
     if (stoppedFor === 'timeout')
       return new SandboxError(`Function timed out after ${timeoutInMs} ms`, 'timeout');
     if (stoppedFor === 'memory') {
@@ -219,6 +305,7 @@ async function runInRuntime(
   const vm = runtime.newContext();
   const timers = new Map<number, Timer>();
   const owned: QuickJSHandle[] = [];
+  const fetches: HostFetches = { deferreds: new Set(), work: new Set(), closed: false };
   const stdout: string[] = [];
   let stdoutBytes = 0;
   let stdoutTruncated = false;
@@ -237,10 +324,14 @@ async function runInRuntime(
     });
     owned.push(write);
     installTimers(vm, timers);
+    const hostFetch = request.http
+      ? newHostFetch(vm, request.http, deadline, fetches, fetchLimits, signal)
+      : vm.undefined;
+    if (request.http) owned.push(hostFetch);
 
     const setup = vm.unwrapResult(vm.evalCode(prelude, 'prelude.js'));
     owned.push(setup);
-    const helpers = vm.unwrapResult(vm.callFunction(setup, vm.undefined, write));
+    const helpers = vm.unwrapResult(vm.callFunction(setup, vm.undefined, write, hostFetch));
     owned.push(helpers);
     const toJson = vm.getProp(helpers, 'toJson');
     owned.push(toJson);
@@ -277,7 +368,18 @@ async function runInRuntime(
       stoppedFor = 'timeout';
       return stopped()!;
     };
-    const value = await settle(runtime, vm, promise, timers, deadline, fail, stopped, expire);
+    const value = await settle(
+      runtime,
+      vm,
+      promise,
+      timers,
+      fetches.work,
+      deadline,
+      fail,
+      stopped,
+      expire,
+      signal,
+    );
     try {
       const json = vm.callFunction(toJson, vm.undefined, value);
       if (json.error) {
@@ -292,6 +394,9 @@ async function runInRuntime(
       value.dispose();
     }
   } finally {
+    // A fetch still under way when the run ends must not touch the context afterwards.
+    fetches.closed = true;
+    for (const deferred of fetches.deferreds) if (deferred.alive) deferred.dispose();
     for (const timer of timers.values()) timer.callback.dispose();
     for (const handle of owned.reverse()) if (handle.alive) handle.dispose();
     vm.dispose();
@@ -340,17 +445,19 @@ function installTimers(vm: QuickJSContext, timers: Map<number, Timer>): void {
 
 /**
  * Drives the promise of the user's async function to completion: runs pending jobs, fires due
- * timers, and waits on the host only while a timer can still change the outcome.
+ * timers, and waits on the host only while a timer or a host call (`fetch`) can still change the outcome.
  */
 async function settle(
   runtime: QuickJSRuntime,
   vm: QuickJSContext,
   promise: QuickJSHandle,
   timers: Map<number, Timer>,
+  hostWork: Set<Promise<void>>,
   deadline: number,
   fail: (error: QuickJSHandle) => SandboxError,
   stopped: () => SandboxError | undefined,
   expire: () => SandboxError,
+  signal: AbortSignal | undefined,
 ): Promise<QuickJSHandle> {
   for (;;) {
     const jobs = runtime.executePendingJobs();
@@ -368,28 +475,181 @@ async function settle(
     }
     const stop = stopped();
     if (stop) throw stop;
-    if (Date.now() >= deadline) throw expire();
+    const now = Date.now();
+    if (now >= deadline) throw expire();
 
     let next: Timer | undefined;
     for (const timer of timers.values()) if (!next || timer.dueAt < next.dueAt) next = timer;
-    if (!next) {
-      // No job and no timer is left that could settle it: waiting for the deadline would change nothing.
+    if (next && next.dueAt <= now) {
+      timers.delete(next.id);
+      const called = vm.callFunction(next.callback, vm.undefined);
+      next.callback.dispose();
+      if (called.error) {
+        const error = fail(called.error);
+        called.error.dispose();
+        throw error;
+      }
+      called.value.dispose();
+      continue;
+    }
+    if (!next && hostWork.size === 0) {
+      // No job, timer or host call is left that could settle it: waiting for the deadline would change nothing.
       throw new SandboxError('Function never finished: it awaits a promise that nothing settles');
     }
-    const now = Date.now();
-    if (next.dueAt >= deadline) {
-      await sleep(Math.max(0, deadline - now));
-      throw expire();
-    }
-    if (next.dueAt > now) await sleep(next.dueAt - now);
-    timers.delete(next.id);
-    const called = vm.callFunction(next.callback, vm.undefined);
-    next.callback.dispose();
-    if (called.error) {
-      const error = fail(called.error);
-      called.error.dispose();
-      throw error;
-    }
-    called.value.dispose();
+    await wakeUp(Math.min(next?.dueAt ?? deadline, deadline) - now, hostWork, signal);
   }
+}
+
+/** Resolves after `delayInMs`, as soon as one of the host calls finishes, or when the run is cancelled. */
+function wakeUp(
+  delayInMs: number,
+  hostWork: Set<Promise<void>>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, delayInMs));
+    for (const work of hostWork) work.then(done, done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+interface FetchLimits {
+  maxFetches: number;
+  maxResponseBytes: number;
+}
+
+interface HostFetches {
+  /** Promises handed to the sandbox and not settled yet; disposed when the run ends. */
+  deferreds: Set<QuickJSDeferredPromise>;
+  /** Requests under way; each settles its promise in the sandbox, then leaves the set. */
+  work: Set<Promise<void>>;
+  /** The run is over: late answers are dropped. */
+  closed: boolean;
+}
+
+interface FetchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+function fetchInitOf(text: string): FetchInit {
+  const parsed = JSON.parse(text) as { method?: unknown; headers?: unknown; body?: unknown };
+  const headers: Record<string, string> = {};
+  if (parsed.headers !== null && typeof parsed.headers === 'object') {
+    for (const [name, value] of Object.entries(parsed.headers)) headers[name] = String(value);
+  }
+  return {
+    method: typeof parsed.method === 'string' && parsed.method !== '' ? parsed.method.toUpperCase() : 'GET',
+    headers,
+    ...(typeof parsed.body === 'string' ? { body: parsed.body } : {}),
+  };
+}
+
+function decodeBody(body: Uint8Array, contentType: string | undefined): string {
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(body);
+  } catch {
+    return new TextDecoder().decode(body);
+  }
+}
+
+/**
+ * The host side of `fetch`: takes the URL and the init as JSON from the prelude's wrapper, sends the
+ * request through the run's HTTP client within what is left of the run's time, and settles the
+ * sandbox's promise with the response as JSON, or rejects it with the client's message (a refusal
+ * reads exactly as the guard words it; the wrapper rethrows it as a TypeError, as fetch would).
+ */
+function newHostFetch(
+  vm: QuickJSContext,
+  http: HttpClient,
+  deadline: number,
+  fetches: HostFetches,
+  limits: FetchLimits,
+  signal: AbortSignal | undefined,
+): QuickJSHandle {
+  let calls = 0;
+  return vm.newFunction('fetch', (urlHandle, initHandle) => {
+    const deferred = vm.newPromise();
+    fetches.deferreds.add(deferred);
+    // A promise leaves the set only once settled; whatever is left is disposed when the run ends.
+    const reject = (message: string) => {
+      if (fetches.closed) return;
+      const error = vm.newError(message);
+      try {
+        deferred.reject(error);
+      } finally {
+        error.dispose();
+      }
+      fetches.deferreds.delete(deferred);
+    };
+    calls += 1;
+    if (calls > limits.maxFetches) {
+      reject(`fetch: at most ${limits.maxFetches} requests per run`);
+      return deferred.handle;
+    }
+    if (vm.typeof(urlHandle) !== 'string' || vm.typeof(initHandle) !== 'string') {
+      reject('fetch: invalid arguments');
+      return deferred.handle;
+    }
+    const url = vm.getString(urlHandle);
+    let init: FetchInit;
+    try {
+      init = fetchInitOf(vm.getString(initHandle));
+    } catch {
+      reject('fetch: invalid options');
+      return deferred.handle;
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      reject('fetch: the function has no time left');
+      return deferred.handle;
+    }
+    // The signal is not part of the port yet; the guarded client honors it when given.
+    const outbound: HttpRequest & { signal?: AbortSignal } = {
+      url,
+      method: init.method,
+      headers: init.headers,
+      ...(init.body === undefined ? {} : { body: init.body }),
+      timeoutInMs: remaining + fetchGraceInMs,
+      maxResponseBytes: limits.maxResponseBytes,
+      ...(signal ? { signal } : {}),
+    };
+    const work: Promise<void> = http
+      .request(outbound)
+      .then(
+        (response) => {
+          if (fetches.closed) return;
+          const answer = JSON.stringify({
+            status: response.status,
+            statusText: STATUS_CODES[response.status] ?? '',
+            url,
+            headers: Object.fromEntries(
+              Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), value]),
+            ),
+            body: decodeBody(response.body, response.headers['content-type']),
+          });
+          const handle = vm.newString(answer);
+          try {
+            deferred.resolve(handle);
+          } finally {
+            handle.dispose();
+          }
+          fetches.deferreds.delete(deferred);
+        },
+        (error: unknown) => reject(error instanceof Error ? error.message : String(error)),
+      )
+      .catch(() => {
+        // The context can fail to take the answer (out of memory); the run reports that itself.
+      })
+      .finally(() => fetches.work.delete(work));
+    fetches.work.add(work);
+    return deferred.handle;
+  });
 }

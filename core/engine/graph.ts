@@ -4,8 +4,10 @@
  * member.
  */
 import { type ErrorDetail, ValidationError } from '../errors';
-import { findReferenceCandidates, isReferenceRoot, normalizeName } from './references';
-import type { Block, BlockType, Edge, InputFieldType, WorkflowGraph } from './types';
+import { countFrom, isLiteral, loopTypeOf, loopTypes, parallelTypeOf, parallelTypes } from './containers';
+import { limitsOf } from './limits';
+import { isReferenceRoot, normalizeName, referenceCandidatesOf } from './references';
+import type { Block, BlockType, Edge, EngineLimits, InputFieldType, WorkflowGraph } from './types';
 
 export { normalizeName };
 
@@ -65,12 +67,17 @@ function collectStrings(value: unknown, path: string, found: Array<{ path: strin
   }
 }
 
+export interface ValidateGraphOptions {
+  /** Literal loop iterations and parallel counts above these are rejected before a run (defaults: limits.ts). */
+  limits?: Partial<EngineLimits>;
+}
+
 /**
  * Returns the graph normalized (`enabled` true and `parentId` null by default, `config` an object,
  * `loops` and `parallels` derived from the container blocks) or throws one `ValidationError` listing
  * every problem.
  */
-export function validateGraph(graph: WorkflowGraph): WorkflowGraph {
+export function validateGraph(graph: WorkflowGraph, options: ValidateGraphOptions = {}): WorkflowGraph {
   const details: ErrorDetail[] = [];
   const problem = (path: string, message: string) => details.push({ path, message });
 
@@ -152,6 +159,9 @@ export function validateGraph(graph: WorkflowGraph): WorkflowGraph {
     else if (containsItself(block.id, blocks)) problem(path, 'Loops and parallels are nested in a circle');
   }
 
+  const limits = limitsOf(options.limits);
+  for (const block of list) validateBlockConfig(block, limits, problem);
+
   const inputFormat = starts[0]?.config.inputFormat;
   if (starts[0] && inputFormat !== undefined)
     validateInputFormat(inputFormat, `blocks.${starts[0].id}.config.inputFormat`, problem);
@@ -188,9 +198,16 @@ export function validateGraph(graph: WorkflowGraph): WorkflowGraph {
     }
   });
 
-  for (const cycle of cyclesOutsideLoops(blocks, edges)) {
+  for (const cycle of cyclesOf(blocks, edges)) {
     const names = cycle.blocks.map((id) => blocks[id].name);
-    problem(`edges[${cycle.edgeIndex}].target`, `Cycle outside a loop: ${[...names, names[0]].join(' → ')}`);
+    const path = [...names, names[0]].join(' → ');
+    const parent = blocks[blocks[cycle.blocks[0]].parentId ?? ''];
+    problem(
+      `edges[${cycle.edgeIndex}].target`,
+      parent?.type === 'loop' && cycle.blocks.every((id) => blocks[id].parentId === parent.id)
+        ? `Cycle inside the body of loop "${parent.name}": ${path}; the loop repeats its body, so the body itself must not loop`
+        : `Cycle outside a loop: ${path}`,
+    );
   }
 
   const blockNames = new Set(names.keys());
@@ -198,7 +215,7 @@ export function validateGraph(graph: WorkflowGraph): WorkflowGraph {
     const strings: Array<{ path: string; text: string }> = [];
     collectStrings(block.config, `blocks.${block.id}.config`, strings);
     for (const { path, text } of strings) {
-      for (const reference of findReferenceCandidates(text)) {
+      for (const reference of referenceCandidatesOf(text)) {
         if (reference.path.length === 0 || isReferenceRoot(reference.root, reference.path, blockNames))
           continue;
         problem(path, `Reference ${reference.raw} names no block of this workflow`);
@@ -215,6 +232,60 @@ export function validateGraph(graph: WorkflowGraph): WorkflowGraph {
     loops: deriveContainers(list, 'loop'),
     parallels: deriveContainers(list, 'parallel'),
   };
+}
+
+/** What can be checked of a block's config before a run: values written out, not references. */
+function validateBlockConfig(
+  block: Block,
+  limits: EngineLimits,
+  problem: (path: string, message: string) => void,
+): void {
+  const { config } = block;
+  const path = `blocks.${block.id}.config`;
+  const countWithin = (key: string, cap: number, what: string) => {
+    const value = config[key];
+    if (value === undefined || !isLiteral(value)) return;
+    const count = countFrom(value);
+    if (count === undefined) problem(`${path}.${key}`, `${what} must be a whole number of at least 0`);
+    else if (count > cap) problem(`${path}.${key}`, `${what} is ${count}, more than the limit of ${cap}`);
+  };
+  if (block.type === 'loop') {
+    const type = loopTypeOf(config);
+    if (type === undefined) {
+      problem(
+        `${path}.loopType`,
+        `Unknown loop type ${JSON.stringify(config.loopType)}; known: ${loopTypes.join(', ')}`,
+      );
+    } else if (type === 'for') {
+      countWithin('iterations', limits.maxLoopIterations, 'Loop iterations');
+    } else if (type === 'while' || type === 'doWhile') {
+      if (typeof config.condition !== 'string' || config.condition.trim() === '') {
+        problem(`${path}.condition`, `A ${type} loop needs a condition`);
+      }
+    }
+  } else if (block.type === 'parallel') {
+    const type = parallelTypeOf(config);
+    if (type === undefined) {
+      problem(
+        `${path}.parallelType`,
+        `Unknown parallel type ${JSON.stringify(config.parallelType)}; known: ${parallelTypes.join(', ')}`,
+      );
+    } else if (type === 'count') {
+      countWithin('count', limits.maxParallelBranches, 'Parallel count');
+    }
+  } else if (block.type === 'wait') {
+    const value = config.durationMs;
+    if (value !== undefined && isLiteral(value)) {
+      const duration = typeof value === 'string' ? Number(value.trim()) : value;
+      if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0 || value === '') {
+        problem(`${path}.durationMs`, 'Wait durationMs must be a number of milliseconds of at least 0');
+      }
+    }
+  } else if (block.type === 'workflow') {
+    if (typeof config.workflowId !== 'string' || config.workflowId.trim() === '') {
+      problem(`${path}.workflowId`, 'Workflow block needs a workflowId');
+    }
+  }
 }
 
 function containsItself(id: string, blocks: Record<string, Block>): boolean {
@@ -269,24 +340,43 @@ function deriveContainers(list: Block[], type: 'loop' | 'parallel'): Record<stri
 }
 
 /**
- * Strongly connected components (Tarjan) of the edge graph. A cycle is allowed only when all of its
- * blocks are the body of the same loop; each other one is reported once, at its first edge.
+ * Strongly connected components (Tarjan) of the edge graph; each cycle is reported once, at its first
+ * edge. None is allowed: a loop repeats its body by itself, one pass of the body per iteration.
  */
-function cyclesOutsideLoops(
+function cyclesOf(
   blocks: Record<string, Block>,
   edges: Edge[],
 ): Array<{ blocks: string[]; edgeIndex: number }> {
   const outgoing = new Map<string, string[]>();
-  edges.forEach((edge) => {
-    if (!blocks[edge.source] || !blocks[edge.target]) return;
-    outgoing.set(edge.source, [...(outgoing.get(edge.source) ?? []), edge.target]);
-  });
+  const incoming = new Map<string, number>();
+  for (const id of Object.keys(blocks)) {
+    outgoing.set(id, []);
+    incoming.set(id, 0);
+  }
+  for (const edge of edges) {
+    if (!blocks[edge.source] || !blocks[edge.target]) continue;
+    outgoing.get(edge.source)!.push(edge.target);
+    incoming.set(edge.target, incoming.get(edge.target)! + 1);
+  }
+  // Most graphs have no cycle: a topological sort (no recursion, linear) settles that cheaply.
+  const free = [...incoming.keys()].filter((id) => incoming.get(id) === 0);
+  let sorted = 0;
+  while (free.length > 0) {
+    sorted += 1;
+    for (const next of outgoing.get(free.pop()!)!) {
+      const left = incoming.get(next)! - 1;
+      incoming.set(next, left);
+      if (left === 0) free.push(next);
+    }
+  }
+  if (sorted === incoming.size) return [];
 
   let counter = 0;
   const index = new Map<string, number>();
   const lowLink = new Map<string, number>();
   const stack: string[] = [];
   const onStack = new Set<string>();
+  const componentOf = new Map<string, number>();
   const components: string[][] = [];
 
   const visit = (id: string) => {
@@ -295,7 +385,7 @@ function cyclesOutsideLoops(
     counter++;
     stack.push(id);
     onStack.add(id);
-    for (const next of outgoing.get(id) ?? []) {
+    for (const next of outgoing.get(id)!) {
       if (!index.has(next)) {
         visit(next);
         lowLink.set(id, Math.min(lowLink.get(id)!, lowLink.get(next)!));
@@ -308,24 +398,21 @@ function cyclesOutsideLoops(
         member = stack.pop()!;
         onStack.delete(member);
         component.push(member);
+        componentOf.set(member, components.length);
       } while (member !== id);
       components.push(component.reverse());
     }
   };
   for (const id of Object.keys(blocks)) if (!index.has(id)) visit(id);
 
-  const cycles: Array<{ blocks: string[]; edgeIndex: number }> = [];
-  for (const component of components) {
-    const members = new Set(component);
-    const edgeIndex = edges.findIndex((edge) => members.has(edge.source) && members.has(edge.target));
-    if (edgeIndex === -1) continue;
-    const parentId = blocks[component[0]].parentId;
-    const insideOneLoop =
-      parentId !== null &&
-      parentId !== undefined &&
-      blocks[parentId]?.type === 'loop' &&
-      component.every((id) => blocks[id].parentId === parentId);
-    if (!insideOneLoop) cycles.push({ blocks: component, edgeIndex });
-  }
-  return cycles;
+  // A component is a cycle when an edge stays inside it; the first such edge is where it is reported.
+  const firstEdge = new Map<number, number>();
+  edges.forEach((edge, edgeIndex) => {
+    const component = componentOf.get(edge.source);
+    if (component === undefined || component !== componentOf.get(edge.target)) return;
+    if (!firstEdge.has(component)) firstEdge.set(component, edgeIndex);
+  });
+  return [...firstEdge.entries()]
+    .sort((a, b) => a[1] - b[1])
+    .map(([component, edgeIndex]) => ({ blocks: components[component], edgeIndex }));
 }

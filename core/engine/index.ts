@@ -2,6 +2,7 @@
 export * from './cost';
 export * from './graph';
 export * from './input';
+export * from './limits';
 export * from './references';
 export * from './run';
 export type * from './types';

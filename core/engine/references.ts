@@ -157,24 +157,65 @@ interface Token {
   start: number;
   end: number;
   raw: string;
-  kind: 'reference' | 'environment';
-  value: () => unknown;
+  /** One of the two. */
+  reference?: Reference;
+  environment?: EnvironmentReference;
+}
+
+interface ParsedText {
+  references: Reference[];
+  environment: EnvironmentReference[];
+}
+
+/**
+ * Config texts are the same every time a block runs (in every iteration of a loop, in every run of
+ * a workflow), so what was found in them is kept; the cache is dropped whole when it grows large.
+ */
+const parsedTexts = new Map<string, ParsedText>();
+const maxParsedTexts = 5000;
+const nothingFound: ParsedText = { references: [], environment: [] };
+
+function parse(text: string): ParsedText {
+  const hasReference = text.includes('<');
+  const hasEnvironment = text.includes('{{');
+  if (!hasReference && !hasEnvironment) return nothingFound;
+  let parsed = parsedTexts.get(text);
+  if (!parsed) {
+    parsed = {
+      references: hasReference ? findReferenceCandidates(text) : [],
+      environment: hasEnvironment ? extractEnvironmentReferences(text) : [],
+    };
+    if (parsedTexts.size >= maxParsedTexts) parsedTexts.clear();
+    parsedTexts.set(text, parsed);
+  }
+  return parsed;
+}
+
+/** Every `<name.path>` written in the text, like `findReferenceCandidates`, remembered per text. Do not modify the result. */
+export function referenceCandidatesOf(text: string): readonly Reference[] {
+  return parse(text).references;
 }
 
 /** Both kinds of reference in text order; a `{{...}}` is never inside a `<...>` match and vice versa. */
 function tokens(text: string, scope: ReferenceScope): Token[] {
+  const { references, environment } = parse(text);
   const found: Token[] = [];
-  if (text.includes('<')) {
-    for (const reference of extractReferences(text, scope.blockNames)) {
-      found.push({ ...reference, kind: 'reference', value: () => resolveReference(reference, scope) });
+  for (const reference of references) {
+    if (isReferenceRoot(reference.root, reference.path, scope.blockNames)) {
+      found.push({ start: reference.start, end: reference.end, raw: reference.raw, reference });
     }
   }
-  if (text.includes('{{')) {
-    for (const reference of extractEnvironmentReferences(text)) {
-      found.push({ ...reference, kind: 'environment', value: () => environmentValue(reference, scope) });
-    }
+  for (const reference of environment) {
+    found.push({ start: reference.start, end: reference.end, raw: reference.raw, environment: reference });
   }
-  return found.sort((a, b) => a.start - b.start);
+  if (references.length > 0 && environment.length > 0) found.sort((a, b) => a.start - b.start);
+  return found;
+}
+
+function tokenValue(token: Token, scope: ReferenceScope): unknown {
+  return token.reference
+    ? resolveReference(token.reference, scope)
+    : environmentValue(token.environment!, scope);
 }
 
 function replaceTokens(
@@ -187,8 +228,8 @@ function replaceTokens(
   let position = 0;
   for (const token of found) {
     if (token.start < position) continue;
-    const redacted = token.kind === 'environment' && scope.redactEnvironment;
-    result += text.slice(position, token.start) + (redacted ? token.raw : render(token.value()));
+    const redacted = token.environment !== undefined && scope.redactEnvironment;
+    result += text.slice(position, token.start) + (redacted ? token.raw : render(tokenValue(token, scope)));
     position = token.end;
   }
   return result + text.slice(position);
@@ -229,7 +270,7 @@ export function resolveValue(value: unknown, scope: ReferenceScope): unknown {
     const offset = value.indexOf(trimmed);
     const [only] = found;
     if (found.length === 1 && only.start === offset && only.end === offset + trimmed.length) {
-      return only.kind === 'environment' && scope.redactEnvironment ? only.raw : only.value();
+      return only.environment !== undefined && scope.redactEnvironment ? only.raw : tokenValue(only, scope);
     }
     return replaceTokens(value, found, scope, textOf);
   }

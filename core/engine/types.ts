@@ -133,6 +133,8 @@ export interface CodeRunRequest {
   http?: HttpClient;
   timeoutInMs: number;
   memoryLimitInBytes: number;
+  /** Aborted when the run no longer needs the result (the run failed or ended, or its branch was cancelled). */
+  signal?: AbortSignal;
 }
 
 export interface CodeRunResult {
@@ -151,6 +153,8 @@ export interface EngineDeps extends EnginePorts {
   now: () => number;
   functionTimeoutInMs?: number;
   functionMemoryLimitInBytes?: number;
+  /** Sleeps in-process (short `wait` blocks, `runToCompletion` through a waiting step); injected so tests control time. Default: a timer. */
+  sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -71,7 +71,8 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   const checkpoint = resuming
     ? await loadCheckpoint(deps, state.executionId)
     : await firstCheckpoint(deps, state);
-  const outcome = await runStep(checkpoint, deps.engine, { budgetInMs: deps.budgetInMs });
+  // The workspace environment is passed per step and never checkpointed; wired to real values later.
+  const outcome = await runStep(checkpoint, deps.engine, { budgetInMs: deps.budgetInMs, environment: {} });
   if (outcome.status === 'running') {
     await deps.checkpoints.save(state.executionId, outcome.checkpoint);
     return { status: 'running' };
@@ -100,16 +101,18 @@ async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<C
   const deployment = await deps.deployments.getDeployment(state.workflowId, state.deploymentVersion);
   if (!deployment)
     throw new Error(`Deployment ${state.deploymentVersion} of workflow ${state.workflowId} is missing`);
-  return startRun({
-    executionId: state.executionId,
-    workflowId: state.workflowId,
-    workspaceId: state.workspaceId,
-    trigger: state.trigger,
-    input: state.input,
-    graph: deployment.state,
-    environment: {},
-    startedAt: state.startedAt,
-  });
+  return startRun(
+    {
+      executionId: state.executionId,
+      workflowId: state.workflowId,
+      workspaceId: state.workspaceId,
+      trigger: state.trigger,
+      input: state.input,
+      graph: deployment.state,
+      startedAt: state.startedAt,
+    },
+    deps.engine.limits,
+  );
 }
 
 export interface FinalizeDeps {

@@ -12,6 +12,9 @@ import { Construct } from 'constructs';
 import {
   type BucketName,
   buckets,
+  type KeyAccess,
+  type KeyName,
+  keys,
   type QueueName,
   queues,
   type ResourceAccess,
@@ -50,6 +53,16 @@ export const stateMachineActions = {
   startSync: ['states:StartSyncExecution'],
   start: ['states:StartExecution'],
 } as const;
+
+/**
+ * KMS actions per key access level: `encrypt` only makes data keys, `decrypt` only unwraps them;
+ * neither may Encrypt/Decrypt arbitrary data or re-encrypt, and no function administers a key.
+ */
+export const keyActions = {
+  encrypt: ['kms:GenerateDataKey'],
+  decrypt: ['kms:Decrypt'],
+  encryptDecrypt: ['kms:GenerateDataKey', 'kms:Decrypt'],
+} as const satisfies Record<KeyAccess, readonly string[]>;
 
 export interface ResourceAccessGrantProps {
   readonly function: lambda.Function;
@@ -111,6 +124,20 @@ export class ResourceAccessGrant extends Construct {
       }
       allow(stateMachineActions[level], [machine.stateMachineArn]);
       setEnv(stateMachines[name].envVar, machine.stateMachineArn);
+    }
+
+    for (const [name, level] of entries<KeyName, KeyAccess>(access.keys)) {
+      const key = resources.keys[name];
+      const contextKey = `kms:EncryptionContext:${keys[name].encryptionContextKey}`;
+      // Only with the catalogue's encryption context entry present, so every data key is bound to one.
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: [...keyActions[level]],
+          resources: [key.keyArn],
+          conditions: { Null: { [contextKey]: 'false' } },
+        }),
+      );
+      setEnv(keys[name].envVar, key.keyArn);
     }
 
     if (objectWildcard && fn.role) {

@@ -4,6 +4,8 @@
  * - DynamoDB: dynalite on LevelDB (`<dataDir>/dynamodb`)
  * - S3: s3rver (`<dataDir>/s3`)
  * - SQS: fauxqs with a durable snapshot (`<dataDir>/sqs`, see ./sqs.ts)
+ * - KMS: a key file per catalogue key (`<dataDir>/secrets.key`: 32 random bytes, mode 0600), made on
+ *   first start and kept; its path goes in the key's local variable (`ENVIRONMENT_KEY_FILE`)
  *
  * The catalogue's tables, buckets and queues are created through the real AWS SDK clients, with the
  * local physical names (table = catalogue key, bucket = catalogue key, queue = catalogue key plus a
@@ -16,7 +18,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { resetClients } from '../../adapters/aws/clients';
-import { buckets, queues, stateMachines, tables } from '../../catalog/resources';
+import { ensureLocalKeyFile } from '../../adapters/kms/local-key-wrapper';
+import { buckets, keys, queues, stateMachines, tables } from '../../catalog/resources';
 import { LOCAL_REGION, localStateMachineArn } from './constants';
 import { lockDataDir } from './data-dir-lock';
 import { ensureTables, startDynamoDb } from './dynamodb';
@@ -118,6 +121,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const [name, queue] of Object.entries(queues)) env[queue.envVar] = queueUrls[name];
     for (const [name, machine] of Object.entries(stateMachines))
       env[machine.envVar] = localStateMachineArn(name);
+    for (const key of Object.values(keys)) {
+      const path = join(dataDir, key.local.fileName);
+      await ensureLocalKeyFile(path);
+      env[key.local.envVar] = path;
+    }
 
     let stopping: Promise<void> | undefined;
     return {

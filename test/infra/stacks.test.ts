@@ -6,7 +6,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { executionDefinition } from '../../catalog/execution-definition';
-import { buckets, queues, tables } from '../../catalog/resources';
+import { buckets, keys, queues, tables } from '../../catalog/resources';
 import { type RouteDefinition, routes, workers } from '../../catalog/routes';
 import { apiStageName, apiThrottling } from '../../lib/api-stack';
 import {
@@ -44,6 +44,7 @@ function envVarsFor(access: RouteDefinition['access']): string[] {
           executionAsync: 'EXECUTION_ASYNC_STATE_MACHINE_ARN',
         })[name as 'executionSync' | 'executionAsync'],
     ),
+    ...Object.keys(access.keys ?? {}).map((name) => keys[name as keyof typeof keys].envVar),
   ];
 }
 

@@ -1,5 +1,25 @@
+import type { EngineDeps } from '../types';
 import { functionMemoryLimitInBytes, functionTimeoutInMs } from './function';
 import { BlockError, type BlockDefinition } from './types';
+
+/**
+ * Evaluates a JavaScript expression (references already inserted as literals) in the sandbox and
+ * tells whether it is truthy. Loop conditions use it too.
+ */
+export async function evaluateExpression(
+  expression: string,
+  deps: EngineDeps,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  // The line break keeps a trailing line comment in the expression from swallowing the paren.
+  const { result } = await deps.codeRunner.run({
+    code: `return (${expression}\n);`,
+    timeoutInMs: functionTimeoutInMs(undefined, deps),
+    memoryLimitInBytes: functionMemoryLimitInBytes(deps),
+    ...(signal ? { signal } : {}),
+  });
+  return Boolean(result);
+}
 
 interface Condition {
   id: string;
@@ -33,7 +53,7 @@ export const conditionBlock: BlockDefinition = {
       expression: isElse(condition.expression) ? condition.expression : resolve.code(condition.expression),
     })),
   }),
-  async execute(inputs, { deps }) {
+  async execute(inputs, { deps, signal }) {
     for (const condition of inputs.conditions as Condition[]) {
       if (isElse(condition.expression)) {
         return {
@@ -43,13 +63,7 @@ export const conditionBlock: BlockDefinition = {
       }
       let holds: boolean;
       try {
-        // The line break keeps a trailing line comment in the expression from swallowing the paren.
-        const { result } = await deps.codeRunner.run({
-          code: `return (${condition.expression}\n);`,
-          timeoutInMs: functionTimeoutInMs(undefined, deps),
-          memoryLimitInBytes: functionMemoryLimitInBytes(deps),
-        });
-        holds = Boolean(result);
+        holds = await evaluateExpression(condition.expression, deps, signal);
       } catch (error) {
         throw new BlockError(
           `Condition "${condition.id}" failed: ${error instanceof Error ? error.message : String(error)}`,

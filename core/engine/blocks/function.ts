@@ -27,11 +27,14 @@ export const functionBlock: BlockDefinition = {
     if (timeoutMs !== undefined) inputs.timeoutMs = resolve.value(timeoutMs);
     return inputs;
   },
-  async execute(inputs, { deps }) {
+  async execute(inputs, { deps, signal }) {
     const { result, stdout } = await deps.codeRunner.run({
       code: String(inputs.code),
       timeoutInMs: functionTimeoutInMs(inputs.timeoutMs, deps),
       memoryLimitInBytes: functionMemoryLimitInBytes(deps),
+      signal,
+      // With an HTTP client the sandbox offers `fetch`, every call through it (the guard).
+      http: deps.http,
     });
     return { output: { result, stdout } };
   },

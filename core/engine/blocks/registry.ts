@@ -1,19 +1,34 @@
 /** Block types the engine can run. A new type is a module in this folder and one line here. */
+import { agentBlock } from './agent';
+import { apiBlock } from './api';
 import { conditionBlock } from './condition';
 import { functionBlock } from './function';
 import { responseBlock } from './response';
+import { routerBlock } from './router';
 import { startBlock } from './start';
 import { BlockError, type BlockDefinition } from './types';
+import { variablesBlock } from './variables';
+import { waitBlock } from './wait';
 
 const definitions: ReadonlyMap<string, BlockDefinition> = new Map(
-  [startBlock, functionBlock, conditionBlock, responseBlock].map((definition) => [
-    definition.type,
-    definition,
-  ]),
+  [
+    startBlock,
+    functionBlock,
+    conditionBlock,
+    responseBlock,
+    waitBlock,
+    variablesBlock,
+    agentBlock,
+    routerBlock,
+    apiBlock,
+  ].map((definition) => [definition.type, definition]),
 );
 
+/** Run by the scheduler itself (scheduler.ts), not through a definition. */
+const scheduledTypes = ['loop', 'parallel', 'workflow'];
+
 export function supportedBlockTypes(): string[] {
-  return [...definitions.keys()];
+  return [...definitions.keys(), ...scheduledTypes];
 }
 
 /** A type the graph format knows but this engine does not run yet fails when it is reached. */

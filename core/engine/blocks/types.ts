@@ -1,7 +1,9 @@
 /**
- * What a block type is to the scheduler. The scheduler knows no block type by name: everything a
- * type does differently (how its config resolves, which edges it follows, whether it ends the run,
- * what it costs) comes back through these shapes, so a new type is a new module plus a registry entry.
+ * What a block type is to the scheduler. Apart from the three that open frames of their own (`loop`,
+ * `parallel`, `workflow`), the scheduler knows no block type by name: everything a type does
+ * differently (how its config resolves, which edges it follows, whether it ends the run, what it
+ * costs, whether it waits) comes back through these shapes, so a new type is a new module plus a
+ * registry entry.
  */
 import type { ModelUsage } from '../cost';
 import type { Block, EngineDeps, RunContext } from '../types';
@@ -16,8 +18,14 @@ export interface ConfigResolver {
 
 export interface BlockRun {
   block: Block;
+  /** The run's context; inside a child workflow, the child's (its graph, input and workflow id). */
   context: RunContext;
   deps: EngineDeps;
+  /**
+   * Aborted when the run no longer needs this block: the run failed or ended, or the loop or
+   * parallel it runs in failed. A block should pass it to whatever it waits on and stop soon after.
+   */
+  signal: AbortSignal;
 }
 
 export interface ResponseData {
@@ -34,6 +42,13 @@ export interface BlockOutcome {
   response?: ResponseData;
   /** A model call to add to the run's cost and to the block's span. */
   usage?: ModelUsage;
+  /** Sets workflow variables (`<variable.name>`) for the blocks that run after this one. */
+  variables?: Record<string, unknown>;
+  /**
+   * Holds the block's output and outgoing edges back for this long. The run goes on with other
+   * work; when only such waits are left, the step ends `waiting` and the state machine sleeps.
+   */
+  suspendForMs?: number;
 }
 
 export interface BlockDefinition {

@@ -5,8 +5,11 @@ import type {
   Edge,
   EngineDeps,
   RunContext,
+  TraceSpan,
   WorkflowGraph,
+  WorkflowLoader,
 } from '../../../core/engine/types';
+import type { StepOptions } from '../../../core/engine/run';
 
 export function block(
   id: string,
@@ -103,6 +106,86 @@ export function inProcessRunner(
   return runner;
 }
 
-export function depsOf(codeRunner: CodeRunner, clock = fakeClock()): EngineDeps {
-  return { codeRunner, now: clock.now };
+/** Engine deps on a fake clock; `sleep` moves the clock instead of waiting. */
+export function depsOf(
+  codeRunner: CodeRunner,
+  clock = fakeClock(),
+  extra: Partial<EngineDeps> = {},
+): EngineDeps {
+  return {
+    codeRunner,
+    now: clock.now,
+    sleep: async (milliseconds) => {
+      clock.advance(milliseconds);
+    },
+    ...extra,
+  };
+}
+
+export function stepOptions(budgetInMs = 60_000, environment: Record<string, string> = {}): StepOptions {
+  return { budgetInMs, environment };
+}
+
+export interface CancellableRunner extends CodeRunner {
+  requests: CodeRunRequest[];
+  /** Code of the runs that saw their abort signal fire. */
+  aborted: string[];
+}
+
+/**
+ * Evaluates code in this process like `inProcessRunner`, with one more global: `hang()`, a promise
+ * that settles only when the request's abort signal fires (it then records the run as aborted and
+ * rejects), standing in for slow work that must be told to stop.
+ */
+export function cancellableRunner(): CancellableRunner {
+  const runner: CancellableRunner = {
+    requests: [],
+    aborted: [],
+    async run(request) {
+      runner.requests.push(request);
+      const { signal } = request;
+      const hang = () =>
+        new Promise((_resolve, reject) => {
+          signal?.addEventListener('abort', () => {
+            runner.aborted.push(request.code);
+            reject(signal.reason);
+          });
+        });
+      await Promise.resolve();
+      try {
+        return { result: await new AsyncFunction('hang', request.code)(hang), stdout: '' };
+      } catch (error) {
+        const { name, message } = error as Error;
+        throw new Error(`${name}: ${message}`);
+      }
+    },
+  };
+  return runner;
+}
+
+/** Deployed child workflows by id, recording what was asked for. */
+export function loaderOf(graphs: Record<string, WorkflowGraph>): WorkflowLoader & { calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    calls,
+    async loadDeployed(workspaceId, workflowId) {
+      calls.push([workspaceId, workflowId]);
+      return graphs[workflowId];
+    },
+  };
+}
+
+/** The spans under the root span. */
+export function blockSpans(spans: TraceSpan[]): TraceSpan[] {
+  return spans[0].children ?? [];
+}
+
+/** A span found by name anywhere in the tree (first match, depth first). */
+export function findSpan(spans: TraceSpan[], name: string): TraceSpan | undefined {
+  for (const span of spans) {
+    if (span.name === name) return span;
+    const found = findSpan(span.children ?? [], name);
+    if (found) return found;
+  }
+  return undefined;
 }

@@ -95,7 +95,7 @@ describe('validateGraph', () => {
     ]);
   });
 
-  it('accepts a cycle among the children of one loop', () => {
+  it('reports a cycle inside a loop body, since the loop itself does the repeating', () => {
     const graph = graphOf(
       [
         start,
@@ -106,7 +106,49 @@ describe('validateGraph', () => {
       [edge('s', 'l'), edge('l', 'a', 'loop-start-source'), edge('a', 'b'), edge('b', 'a')],
     );
 
+    expect(detailsOf(graph)).toEqual([
+      {
+        path: 'edges[2].target',
+        message: expect.stringContaining('Cycle inside the body of loop "Loop": A → B → A'),
+      },
+    ]);
+  });
+
+  it('reports container settings that cannot run, written out in the config', () => {
+    const graph = graphOf([
+      start,
+      block('l1', 'loop', 'Spin', { loopType: 'forever' }),
+      block('l2', 'loop', 'Many', { loopType: 'for', iterations: 1001 }),
+      block('l3', 'loop', 'Until', { loopType: 'while' }),
+      block('p1', 'parallel', 'Fan', { parallelType: 'count', count: 'two' }),
+      block('p2', 'parallel', 'Split', { parallelType: 'everything' }),
+      block('w', 'wait', 'Pause', { durationMs: -5 }),
+      block('c', 'workflow', 'Child', {}),
+    ]);
+
+    expect(detailsOf(graph)).toEqual([
+      { path: 'blocks.l1.config.loopType', message: expect.stringContaining('Unknown loop type "forever"') },
+      {
+        path: 'blocks.l2.config.iterations',
+        message: 'Loop iterations is 1001, more than the limit of 1000',
+      },
+      { path: 'blocks.l3.config.condition', message: 'A while loop needs a condition' },
+      { path: 'blocks.p1.config.count', message: 'Parallel count must be a whole number of at least 0' },
+      { path: 'blocks.p2.config.parallelType', message: expect.stringContaining('"everything"') },
+      { path: 'blocks.w.config.durationMs', message: expect.stringContaining('at least 0') },
+      { path: 'blocks.c.config.workflowId', message: 'Workflow block needs a workflowId' },
+    ]);
+  });
+
+  it('checks literal iteration counts against the limits it is given and leaves references to run time', () => {
+    const graph = graphOf([
+      start,
+      block('l1', 'loop', 'Many', { loopType: 'for', iterations: '20' }),
+      block('l2', 'loop', 'Referenced', { loopType: 'for', iterations: '<start.n>' }),
+    ]);
+
     expect(() => validateGraph(graph)).not.toThrow();
+    expect(() => validateGraph(graph, { limits: { maxLoopIterations: 10 } })).toThrow(ValidationError);
   });
 
   it('reports names that are equal once normalized', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
 import { ValidationError } from '../../../core/errors';
+import { blockDefinition } from '../../../core/engine/blocks/registry';
+import type { BlockRun } from '../../../core/engine/blocks/types';
 import { runStep, runToCompletion, startRun } from '../../../core/engine/run';
 import type { CodeRunRequest, TraceSpan } from '../../../core/engine/types';
 import { block, contextOf, depsOf, edge, fakeClock, graphOf, inProcessRunner, startedAt } from './fixtures';
@@ -393,15 +395,12 @@ describe('workflow runs', () => {
     expect(result).toMatchObject({ output: 'hi', httpStatus: 202, responseHeaders: { 'x-topic': 'is hi' } });
   });
 
-  it('fails a block type that is not supported yet with a clear error', async () => {
-    const graph = graphOf([start, block('a', 'agent', 'Writer', { model: 'gpt' })], [edge('s', 'a')]);
+  it('fails a block type that has no definition with a clear error', async () => {
+    const definition = blockDefinition('hologram');
 
-    const result = await runToCompletion(contextOf(graph), depsOf(inProcessRunner()));
-
-    expect(result).toMatchObject({
-      success: false,
-      error: 'Writer: Block type "agent" is not supported yet',
-    });
+    await expect(definition.execute({}, {} as BlockRun)).rejects.toThrow(
+      'Block type "hologram" is not supported yet',
+    );
   });
 
   it('rejects an invalid graph when the run starts', () => {
@@ -423,10 +422,10 @@ describe('workflow runs', () => {
     const context = contextOf(graph, { topic: 'hi' });
     const expected = await runToCompletion(context, deps);
 
-    const first = await runStep(startRun(context), deps, { budgetInMs: 0 });
+    const first = await runStep(startRun(context), deps, { budgetInMs: 0, environment: {} });
     expect(first.status).toBe('running');
     const saved = JSON.parse(JSON.stringify(first.status === 'running' ? first.checkpoint : null));
-    const second = await runStep(saved, deps, { budgetInMs: 60_000 });
+    const second = await runStep(saved, deps, { budgetInMs: 60_000, environment: {} });
 
     expect(second).toEqual({ status: 'done', result: expected });
   });
@@ -445,11 +444,11 @@ describe('workflow runs', () => {
     );
     const deps = depsOf(runner, clock);
 
-    let step = await runStep(startRun(contextOf(graph)), deps, { budgetInMs: 50 });
+    let step = await runStep(startRun(contextOf(graph)), deps, { budgetInMs: 50, environment: {} });
     const statuses: string[] = [step.status];
     while (step.status !== 'done') {
       const checkpoint = JSON.parse(JSON.stringify(step.checkpoint));
-      step = await runStep(checkpoint, deps, { budgetInMs: 50 });
+      step = await runStep(checkpoint, deps, { budgetInMs: 50, environment: {} });
       statuses.push(step.status);
     }
 
@@ -462,7 +461,7 @@ describe('workflow runs', () => {
     const checkpoint = startRun(contextOf(graph));
     const copy = structuredClone(checkpoint);
 
-    await runStep(checkpoint, depsOf(inProcessRunner()), { budgetInMs: 60_000 });
+    await runStep(checkpoint, depsOf(inProcessRunner()), { budgetInMs: 60_000, environment: {} });
 
     expect(checkpoint).toEqual(copy);
   });

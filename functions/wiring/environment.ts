@@ -1,0 +1,53 @@
+/**
+ * Wiring of workspace environment variables: the DynamoDB store and the envelope cipher, wrapped by
+ * KMS when `ENVIRONMENT_KEY_ARN` is set (AWS) or by the local key file named by
+ * `ENVIRONMENT_KEY_FILE` (the local stack). The cipher is resolved on first use, so functions that
+ * never encrypt or decrypt (delete) need neither variable.
+ */
+import { DynamoEnvironmentStore } from '../../adapters/dynamodb/environment-store';
+import { KmsKeyWrapper } from '../../adapters/kms/kms-key-wrapper';
+import { LocalKeyWrapper } from '../../adapters/kms/local-key-wrapper';
+import { keys } from '../../catalog/resources';
+import { createEnvelopeCipher } from '../../core/environment/envelope';
+import type { EnvironmentDeps } from '../../core/environment/service';
+import type { SecretCipher } from '../../core/environment/types';
+import { identityDeps } from './identity';
+
+/** One cipher per key, so its cache of unwrapped data keys lives as long as the process. */
+const ciphers = new Map<string, SecretCipher>();
+
+function resolveCipher(): SecretCipher {
+  const keyArn = process.env[keys.environment.envVar];
+  const keyFile = process.env[keys.environment.local.envVar];
+  const id = keyArn ? `kms:${keyArn}` : keyFile ? `file:${keyFile}` : undefined;
+  if (!id) {
+    throw new Error(
+      `Neither ${keys.environment.envVar} nor ${keys.environment.local.envVar} is set: ` +
+        'environment variables cannot be encrypted or decrypted',
+    );
+  }
+  let cipher = ciphers.get(id);
+  if (!cipher) {
+    cipher = createEnvelopeCipher(
+      keyArn ? KmsKeyWrapper.environmentFromEnv() : LocalKeyWrapper.fromFile(keyFile as string),
+    );
+    ciphers.set(id, cipher);
+  }
+  return cipher;
+}
+
+/** The environment cipher of this process (KMS or the local key file, chosen on first use). */
+export const environmentCipher: SecretCipher = {
+  encrypt: (plaintext, context) => resolveCipher().encrypt(plaintext, context),
+  decrypt: (ciphertext, context) => resolveCipher().decrypt(ciphertext, context),
+};
+
+/** Store + cipher (+ identity for the management routes); `loadEnvironment` needs only the first two. */
+export function environmentDeps(): EnvironmentDeps {
+  return {
+    identity: identityDeps().store,
+    environment: DynamoEnvironmentStore.fromEnv(),
+    cipher: environmentCipher,
+    now: () => new Date(),
+  };
+}
