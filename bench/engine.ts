@@ -160,8 +160,7 @@ export async function benchEngine(): Promise<EngineBenchResult> {
   };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await benchEngine();
+export function printEngineBench(result: EngineBenchResult): void {
   const { details } = result;
   console.log('Engine, in process, no I/O');
   console.log(
@@ -174,5 +173,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   );
   console.log(`  loop of 1,000          ${details.loop1000IterationsInMs} ms`);
   console.log(`  parallel of 100        ${details.parallel100BranchesInMs} ms`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await benchEngine();
+  printEngineBench(result);
   console.log(JSON.stringify(result));
 }

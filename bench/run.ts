@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: synchronous runs of a 3-block workflow (start → function → response) through the
  * local HTTP server, beside a bare node:http server answering JSON measured in the same run, plus
- * the size of every Lambda bundle. Writes bench/results/latest.json.
+ * the size of every Lambda bundle, and the engine's own overhead per block (bench/engine.ts).
+ * Writes bench/results/latest.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
+import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 
 const concurrencies = [1, 16];
@@ -51,6 +53,10 @@ function row(name: string, result: LoadResult, baseline: LoadResult): string {
   ].join('  ');
 }
 
+// The engine first, on a quiet machine, before the servers start.
+const engine = await benchEngine();
+printEngineBench(engine);
+
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
 const serviceServer = await startServer(['service', dataDir]);
@@ -85,6 +91,7 @@ try {
   const result = {
     measuredAt: new Date().toISOString(),
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
+    engine,
     syncExecution: { workflow: 'start → function → response', baseline, service },
     bundles,
   };

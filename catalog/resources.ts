@@ -132,4 +132,6 @@ export interface ResourceAccess {
   queues?: Partial<Record<QueueName, 'send' | 'consume'>>;
   stateMachines?: Partial<Record<StateMachineName, 'startSync' | 'start'>>;
   keys?: Partial<Record<KeyName, KeyAccess>>;
+  /** `invoke`: call Bedrock foundation models and inference profiles (agent and router blocks). */
+  models?: 'invoke';
 }

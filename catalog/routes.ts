@@ -400,6 +400,8 @@ export const workers = {
       buckets: { files: 'readWrite' },
       // Decrypts the workspace environment for `{{NAME}}` references.
       keys: { environment: 'decrypt' },
+      // Agent and router blocks with provider `bedrock`.
+      models: 'invoke',
     },
     timeoutInSeconds: 300,
     memoryInMb: 1024,

@@ -12,6 +12,8 @@ import { step } from '../functions/execution/step';
 import { forgetAdminKey } from '../functions/http/admin-key';
 import { withInvocationLogger } from '../functions/http/logger';
 import { overrideAdapters } from '../functions/wiring/overrides';
+import { forgetEngineDeps } from '../functions/wiring/step';
+import { createGuardedHttpClient } from '../adapters/http/guarded-client';
 import { applyEnv, startLocalStack } from './stack';
 import { createLocalExecutionStarter } from './stack/step-functions';
 import { type LocalServer, startLocalServer } from './server';
@@ -24,6 +26,11 @@ export interface LocalServiceOptions {
   host?: string;
   /** Taken from ADMIN_API_KEY when not given; else generated once and kept in the data dir. */
   adminKey?: string;
+  /**
+   * Tests only: let outbound requests (api blocks, sandbox fetch, model base URLs) reach loopback,
+   * where test servers listen. Everything else stays refused; `npm start` never sets it.
+   */
+  allowLoopbackOutbound?: boolean;
 }
 
 export interface LocalService {
@@ -55,7 +62,13 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     step: withInvocationLogger(step),
     finalize: withInvocationLogger(finalize),
   });
-  overrideAdapters({ executionStarter: starter });
+  overrideAdapters({
+    executionStarter: starter,
+    http: options.allowLoopbackOutbound
+      ? createGuardedHttpClient({ allowLoopback: true, maxRedirects: 5 })
+      : undefined,
+  });
+  forgetEngineDeps();
   let server: LocalServer;
   try {
     server = await startLocalServer({ port: options.port ?? 3000, host: options.host, root: repoRoot });

@@ -382,8 +382,7 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
               ? `Request to ${currentHost} was cancelled`
               : `Request to ${currentHost} timed out after ${timeoutInMs} ms`,
           ),
-        // Not part of the port yet; honored when a caller passes one.
-        (input as HttpRequest & { signal?: AbortSignal }).signal,
+        input.signal,
       );
       const body = typeof input.body === 'string' ? new TextEncoder().encode(input.body) : input.body;
       let hop: Hop = {

@@ -185,6 +185,8 @@ export interface ModelRequest {
   /** Bedrock only: the region of the model. */
   region?: string;
   timeoutInMs: number;
+  /** Aborted when the run no longer needs the answer (the run failed, or the branch was pruned). */
+  signal?: AbortSignal;
   /** Called with each text chunk as it arrives; when given, the provider is called in streaming mode. */
   onChunk?: (text: string) => void;
 }
@@ -223,6 +225,8 @@ export interface HttpRequest {
   body?: string | Uint8Array;
   timeoutInMs: number;
   maxResponseBytes: number;
+  /** Aborted when the run no longer needs the answer. */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {

@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { validateStartInput } from '../engine/input';
 import { runStep, startRun, type Checkpoint } from '../engine/run';
-import type { EngineDeps, RunResult } from '../engine/types';
+import { addCharge } from '../engine/cost';
+import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
+import { redactSecrets } from '../environment/redact';
 import { ForbiddenError } from '../errors';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
@@ -62,6 +64,33 @@ export interface StepDeps {
   engine: EngineDeps;
   /** How long one step may run blocks before it checkpoints and hands back to the state machine. */
   budgetInMs: number;
+  /** The workspace's decrypted environment; read per step and never checkpointed. */
+  environmentOf?: (workspaceId: string) => Promise<Record<string, string>>;
+}
+
+const graphsUsingEnvironment = new WeakMap<WorkflowGraph, boolean>();
+
+/**
+ * Whether a deployed graph can need `{{NAME}}` values: reading (and decrypting) the environment
+ * costs a query and KMS calls, so runs whose graph cannot use it skip them. Child workflows may use
+ * it, so a graph with a workflow block counts. Deployments are immutable, so the answer is kept.
+ */
+export function usesEnvironment(graph: WorkflowGraph): boolean {
+  let uses = graphsUsingEnvironment.get(graph);
+  if (uses === undefined) {
+    uses =
+      JSON.stringify(graph).includes('{{') ||
+      Object.values(graph.blocks).some((block) => block.type === 'workflow');
+    graphsUsingEnvironment.set(graph, uses);
+  }
+  return uses;
+}
+
+async function environmentFor(deps: StepDeps, state: ExecutionState): Promise<Record<string, string>> {
+  if (!deps.environmentOf) return {};
+  const deployment = await deps.deployments.getDeployment(state.workflowId, state.deploymentVersion);
+  if (!deployment || !usesEnvironment(deployment.state)) return {};
+  return deps.environmentOf(state.workspaceId);
 }
 
 const resultKey = (executionId: string) => `${executionId}#result`;
@@ -71,8 +100,8 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   const checkpoint = resuming
     ? await loadCheckpoint(deps, state.executionId)
     : await firstCheckpoint(deps, state);
-  // The workspace environment is passed per step and never checkpointed; wired to real values later.
-  const outcome = await runStep(checkpoint, deps.engine, { budgetInMs: deps.budgetInMs, environment: {} });
+  const environment = await environmentFor(deps, state);
+  const outcome = await runStep(checkpoint, deps.engine, { budgetInMs: deps.budgetInMs, environment });
   if (outcome.status === 'running') {
     await deps.checkpoints.save(state.executionId, outcome.checkpoint);
     return { status: 'running' };
@@ -84,10 +113,12 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   }
   // Only a run that was checkpointed has a checkpoint to remove; most runs finish in their first step.
   if (resuming) await deps.checkpoints.delete(state.executionId);
-  if (Buffer.byteLength(JSON.stringify(outcome.result)) <= inlineResultLimitInBytes) {
-    return { status: 'done', result: outcome.result };
+  // Secret values never leave the step: not in the answer, the log entry, or the trace spans.
+  const result = redactSecrets(outcome.result, Object.values(environment)) as RunResult;
+  if (Buffer.byteLength(JSON.stringify(result)) <= inlineResultLimitInBytes) {
+    return { status: 'done', result };
   }
-  await deps.checkpoints.save(resultKey(state.executionId), outcome.result);
+  await deps.checkpoints.save(resultKey(state.executionId), result);
   return { status: 'done', result: { resultRef: resultKey(state.executionId) } };
 }
 
@@ -119,6 +150,8 @@ export interface FinalizeDeps {
   logs: ExecutionLogStore;
   checkpoints: CheckpointStore;
   now: () => Date;
+  /** Charged to every run, on top of its model costs. */
+  baseChargePerRunInUsd: number;
 }
 
 export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Promise<ExecutionAnswer> {
@@ -133,7 +166,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     startedAt: state.startedAt,
     endedAt: result.endedAt,
     totalDurationMs: elapsedMs(state.startedAt, result.endedAt),
-    cost: result.cost,
+    cost: addCharge(result.cost, deps.baseChargePerRunInUsd),
     files: null,
     deploymentVersion: state.deploymentVersion,
     models: Object.keys(result.cost.models),

@@ -9,10 +9,7 @@ import { finalizeDeps } from '../wiring/execution';
 export async function finalize(state: ExecutionState) {
   logger.appendKeys({ executionId: state.executionId, workflowId: state.workflowId });
   const answer = await finalizeRun(finalizeDeps(), state);
-  logger.info('Run finalized', {
-    success: answer.body.success,
-    level: answer.body.success ? 'info' : 'error',
-  });
+  logger.info('Run finalized', { success: answer.body.success, httpStatus: answer.httpStatus });
   return answer;
 }
 

@@ -40,5 +40,15 @@ export function finalizeDeps(): FinalizeDeps {
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
     now: () => new Date(),
+    baseChargePerRunInUsd: baseChargePerRunInUsd(),
   };
+}
+
+/** USD charged to every run on top of its model costs; `BASE_CHARGE_PER_RUN_USD`, default 0.001. */
+export function baseChargePerRunInUsd(): number {
+  const configured = Number(process.env.BASE_CHARGE_PER_RUN_USD ?? 0.001);
+  if (!Number.isFinite(configured) || configured < 0) {
+    throw new Error('BASE_CHARGE_PER_RUN_USD must be a number of USD, zero or more');
+  }
+  return configured;
 }

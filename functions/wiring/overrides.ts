@@ -2,10 +2,15 @@
  * The one seam between the Lambda wiring and the local server: adapters that cannot run outside
  * AWS (Step Functions) are replaced here by the local stack before any handler runs.
  */
+import type { HttpClient, ModelGateway } from '../../core/engine/types';
 import type { ExecutionStarter } from '../../core/execution/types';
 
 export interface AdapterOverrides {
   executionStarter?: ExecutionStarter;
+  /** Local tests only: a guard that lets loopback through, to reach test servers. */
+  http?: HttpClient;
+  /** Local tests only: a model gateway pointed at test servers. */
+  models?: ModelGateway;
 }
 
 export const overrides: AdapterOverrides = {};

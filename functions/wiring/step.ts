@@ -1,20 +1,58 @@
-/** Wiring of the Step worker: kept apart so only its bundle carries the engine and the sandbox. */
+/** Wiring of the Step worker: kept apart so only its bundle carries the engine, sandbox and model SDKs. */
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
+import { fetchThrough } from '../../adapters/http/fetch';
+import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
+import { createModelGateway } from '../../adapters/models/gateway';
 import { createQuickJsCodeRunner } from '../../adapters/sandbox/quickjs';
+import type { EngineDeps, HttpClient } from '../../core/engine/types';
+import { loadEnvironment } from '../../core/environment/service';
 import type { StepDeps } from '../../core/executions/service';
+import { pricingTableFrom } from '../../core/models/pricing';
+import { deployedWorkflowLoader } from '../../core/workflows/loader';
+import { environmentDeps } from './environment';
 import { deploymentReader } from './execution';
+import { overrides } from './overrides';
 import { blobStore } from './storage';
-
-const codeRunner = createQuickJsCodeRunner();
+import { workflowDeps } from './workflows';
 
 /** A step hands back to the state machine well before the Lambda's own time-out. */
 export const stepBudgetInMs = Number(process.env.STEP_BUDGET_MS ?? 240_000);
+
+/** Model answers from a user-given base URL may be long; the SDK's own time-out still applies. */
+const modelFetchLimits = { timeoutInMs: 15 * 60_000, maxResponseBytes: 20 * 1024 * 1024 };
+
+let engine: EngineDeps | undefined;
+
+/** Built once per process: the sandbox module, SDK clients and price table are costly to make. */
+function engineDeps(): EngineDeps {
+  if (engine) return engine;
+  // Production always uses the strict guard; only the local test service may override it.
+  const http: HttpClient = overrides.http ?? createGuardedHttpClient({ maxRedirects: 5 });
+  engine = {
+    codeRunner: createQuickJsCodeRunner(),
+    now: () => Date.now(),
+    http,
+    models: overrides.models ?? createModelGateway({ fetch: fetchThrough(http, modelFetchLimits) }),
+    pricing: pricingTableFrom(process.env.MODEL_PRICES_JSON),
+    workflows: deployedWorkflowLoader({
+      getWorkflow: (id) => workflowDeps().workflows.getWorkflow(id),
+      getDeployment: (id, version) => deploymentReader().getDeployment(id, version),
+    }),
+  };
+  return engine;
+}
 
 export function stepDeps(): StepDeps {
   return {
     deployments: deploymentReader(),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
-    engine: { codeRunner, now: () => Date.now() },
+    engine: engineDeps(),
     budgetInMs: stepBudgetInMs,
+    environmentOf: (workspaceId) => loadEnvironment(environmentDeps(), workspaceId),
   };
+}
+
+/** The local service replaces overrides between starts (tests); the next step rebuilds. */
+export function forgetEngineDeps(): void {
+  engine = undefined;
 }

@@ -7,6 +7,7 @@
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as cdk from 'aws-cdk-lib';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import {
@@ -138,6 +139,33 @@ export class ResourceAccessGrant extends Construct {
         }),
       );
       setEnv(keys[name].envVar, key.keyArn);
+    }
+
+    if (access.models === 'invoke') {
+      const { partition, account } = cdk.Stack.of(this);
+      allow(
+        ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+        [
+          `arn:${partition}:bedrock:*::foundation-model/*`,
+          `arn:${partition}:bedrock:*:${account}:inference-profile/*`,
+        ],
+      );
+      if (fn.role) {
+        NagSuppressions.addResourceSuppressions(
+          fn.role,
+          [
+            {
+              id: 'AwsSolutions-IAM5',
+              reason:
+                'Workflow authors choose the Bedrock model per agent block at run time, so invocation is ' +
+                "granted on foundation models and this account's inference profiles in any region; only " +
+                'the two invoke actions are allowed, nothing that manages models.',
+              appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:bedrock:\\*:.*\\/\\*$/g' }],
+            },
+          ],
+          true,
+        );
+      }
     }
 
     if (objectWildcard && fn.role) {

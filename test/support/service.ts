@@ -85,13 +85,13 @@ export function makeClient(service: LocalService): TestService {
 }
 
 /** One service per test file; vitest runs each file in its own process. */
-export function useLocalService(): { get(): TestService } {
+export function useLocalService(options: { allowLoopbackOutbound?: boolean } = {}): { get(): TestService } {
   let dataDir: string;
   let client: TestService | undefined;
   beforeAll(async () => {
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
     dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-test-'));
-    const service = await startLocalService({ dataDir, port: 0, adminKey: 'test-admin-key' });
+    const service = await startLocalService({ dataDir, port: 0, adminKey: 'test-admin-key', ...options });
     client = makeClient(service);
   });
   afterAll(async () => {

@@ -160,8 +160,7 @@ export const apiBlock: BlockDefinition = {
     const headers = headersOf(inputs.headers);
     const url = urlOf(inputs.url, inputs.query);
     const body = bodyOf(inputs.body, method, headers);
-    // The signal is not part of the port yet; the guarded client honors it when given.
-    const request: HttpRequest & { signal?: AbortSignal } = {
+    const request: HttpRequest = {
       url,
       method,
       headers,

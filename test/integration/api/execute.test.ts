@@ -50,7 +50,7 @@ describe('synchronous execution', () => {
       trigger: 'api',
       deploymentVersion: 1,
       files: null,
-      cost: { total: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
+      cost: { total: 0.001, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
     });
     expect(entry?.executionData.finalOutput).toEqual({ shouted: 'ADA' });
     expect(entry?.executionData.traceSpans[0].type).toBe('workflow');

@@ -122,7 +122,7 @@ describe('finalizeRun', () => {
     const { written, store } = logs();
     const done = await executeStep(stepDeps('return 5;', 60_000), state());
     const answer = await finalizeRun(
-      { logs: store as never, checkpoints: new MemoryCheckpoints(), now },
+      { logs: store as never, checkpoints: new MemoryCheckpoints(), now, baseChargePerRunInUsd: 0 },
       state({ step: done }),
     );
     expect(written[0]).toMatchObject({
@@ -142,7 +142,10 @@ describe('finalizeRun', () => {
       stepDeps(`return 'y'.repeat(${inlineResultLimitInBytes + 1});`, 60_000, checkpoints),
       state(),
     );
-    const answer = await finalizeRun({ logs: store as never, checkpoints, now }, state({ step: big }));
+    const answer = await finalizeRun(
+      { logs: store as never, checkpoints, now, baseChargePerRunInUsd: 0 },
+      state({ step: big }),
+    );
     expect(typeof answer.body.output).toBe('string');
     expect(written[0].executionData.finalOutput).toBe(answer.body.output);
     expect(checkpoints.items.size).toBe(0);
@@ -155,7 +158,7 @@ describe('finalizeRun', () => {
       errorMessage: 'Deployment 1 of workflow wf_1 is missing',
     });
     const answer = await finalizeRun(
-      { logs: store as never, checkpoints: new MemoryCheckpoints(), now },
+      { logs: store as never, checkpoints: new MemoryCheckpoints(), now, baseChargePerRunInUsd: 0 },
       state({ failure: { Error: 'Error', Cause: cause } }),
     );
     expect(answer.httpStatus).toBe(500);
@@ -164,6 +167,57 @@ describe('finalizeRun', () => {
       error: 'The run failed: Deployment 1 of workflow wf_1 is missing',
     });
     expect(written[0]).toMatchObject({ level: 'error', totalDurationMs: 1500 });
+  });
+});
+
+describe('base charge', () => {
+  it('adds the base charge per run to the cost of the log entry', async () => {
+    const written: ExecutionLogEntry[] = [];
+    const done = await executeStep(stepDeps('return 5;', 60_000), state());
+    await finalizeRun(
+      {
+        logs: { putLogEntry: async (entry: ExecutionLogEntry) => void written.push(entry) } as never,
+        checkpoints: new MemoryCheckpoints(),
+        now: () => new Date('2026-01-01T00:00:01.000Z'),
+        baseChargePerRunInUsd: 0.002,
+      },
+      state({ step: done }),
+    );
+    expect(written[0].cost.total).toBeCloseTo(0.002, 10);
+  });
+});
+
+describe('environment', () => {
+  it('gives {{NAME}} values to the run and redacts them from everything it hands on', async () => {
+    const reads: string[] = [];
+    const deps = {
+      ...stepDeps("return 'token=' + {{API_TOKEN}};", 60_000),
+      environmentOf: async (workspaceId: string) => {
+        reads.push(workspaceId);
+        return { API_TOKEN: 'sk-very-secret' };
+      },
+    };
+    const outcome = await executeStep(deps, state());
+    expect(reads).toEqual(['ws_1']);
+    expect(outcome.status).toBe('done');
+    const text = JSON.stringify(outcome);
+    expect(text).not.toContain('sk-very-secret');
+    expect(outcome.status === 'done' && 'output' in outcome.result && outcome.result.output).toBe(
+      'token=[REDACTED]',
+    );
+  });
+
+  it('does not read the environment for a graph that cannot use it', async () => {
+    let reads = 0;
+    const deps = {
+      ...stepDeps('return 1;', 60_000),
+      environmentOf: async () => {
+        reads += 1;
+        return {};
+      },
+    };
+    await executeStep(deps, state());
+    expect(reads).toBe(0);
   });
 });
 
