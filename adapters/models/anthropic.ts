@@ -19,29 +19,25 @@ import {
   defaultMaxTokens,
   ModelCallError,
   type ModelProvider,
-  redact,
-  rootMessage,
   tokenCounts,
+  describeSdkError,
+  type SdkErrorKind,
+  type SdkProviderOptions,
 } from './shared';
 
 export const anthropicDefaultBaseUrl = 'https://api.anthropic.com';
 
-export interface AnthropicProviderOptions {
-  /** Used when a request carries no `apiKey` and no `baseUrl`. */
-  defaultApiKey?: string;
-  /** Used by clients of a custom `baseUrl` (a user-controlled URL), e.g. the guarded client. */
-  fetch?: typeof globalThis.fetch;
-  /** SDK retries of connection errors, 408, 409, 429 and 5xx; default 2. */
-  maxRetries?: number;
-}
+export type AnthropicProviderOptions = SdkProviderOptions;
 
 function label(request: ModelRequest): string {
   return request.baseUrl ? 'Anthropic-compatible server' : 'Anthropic';
 }
 
 function describeError(error: unknown, request: ModelRequest, apiKey: string): ModelCallError {
-  const provider = request.provider;
-  const secrets = [apiKey];
+  return describeSdkError(error, request, apiKey, label(request), errorKind(error));
+}
+
+function errorKind(error: unknown): SdkErrorKind {
   if (error instanceof Anthropic.APIError && error.status !== undefined) {
     const body = error.error as { error?: { message?: unknown }; message?: unknown } | undefined;
     const candidate = body?.error?.message ?? body?.message;
@@ -49,21 +45,9 @@ function describeError(error: unknown, request: ModelRequest, apiKey: string): M
       typeof candidate === 'string' && candidate !== ''
         ? candidate
         : error.message.replace(/^\d{3}\s*/, '') || 'no details';
-    return new ModelCallError(
-      provider,
-      redact(`${label(request)} error ${error.status}: ${detail}`, secrets),
-      error.status,
-    );
+    return { status: error.status, detail };
   }
-  if (error instanceof Anthropic.APIConnectionError) {
-    return new ModelCallError(
-      provider,
-      redact(`Could not reach ${label(request)}: ${rootMessage(error)}`, secrets),
-    );
-  }
-  if (error instanceof ModelCallError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelCallError(provider, redact(`${label(request)} call failed: ${message}`, secrets));
+  return error instanceof Anthropic.APIConnectionError ? 'connection' : undefined;
 }
 
 interface Structured {

@@ -20,50 +20,34 @@ import {
   ClientCache,
   ModelCallError,
   type ModelProvider,
-  redact,
-  rootMessage,
   tokenCounts,
+  describeSdkError,
+  type SdkErrorKind,
+  type SdkProviderOptions,
 } from './shared';
 
 export const openAiDefaultBaseUrl = 'https://api.openai.com/v1';
 
-export interface OpenAiProviderOptions {
-  /** Used when a request carries no `apiKey` and no `baseUrl`. */
-  defaultApiKey?: string;
-  /** Used by clients of a custom `baseUrl` (a user-controlled URL), e.g. the guarded client. */
-  fetch?: typeof globalThis.fetch;
-  /** SDK retries of connection errors, 408, 409, 429 and 5xx; default 2. */
-  maxRetries?: number;
-}
+export type OpenAiProviderOptions = SdkProviderOptions;
 
 function label(request: ModelRequest): string {
   return request.baseUrl ? 'OpenAI-compatible server' : 'OpenAI';
 }
 
 function describeError(error: unknown, request: ModelRequest, apiKey: string): ModelCallError {
-  const provider = request.provider;
-  const secrets = [apiKey];
+  return describeSdkError(error, request, apiKey, label(request), errorKind(error));
+}
+
+function errorKind(error: unknown): SdkErrorKind {
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     const body = error.error as { message?: unknown } | undefined;
     const detail =
       typeof body?.message === 'string' && body.message !== ''
         ? body.message
         : error.message.replace(/^\d{3}\s*/, '') || 'no details';
-    return new ModelCallError(
-      provider,
-      redact(`${label(request)} error ${error.status}: ${detail}`, secrets),
-      error.status,
-    );
+    return { status: error.status, detail };
   }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return new ModelCallError(
-      provider,
-      redact(`Could not reach ${label(request)}: ${rootMessage(error)}`, secrets),
-    );
-  }
-  if (error instanceof ModelCallError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelCallError(provider, redact(`${label(request)} call failed: ${message}`, secrets));
+  return error instanceof OpenAI.APIConnectionError ? 'connection' : undefined;
 }
 
 function messagesOf(request: ModelRequest): ChatCompletionMessageParam[] {

@@ -116,3 +116,43 @@ export function apiKeyFor(provider: string, request: ModelRequest, defaultKey: s
       : `No API key for provider "${provider}": set apiKey on the block`,
   );
 }
+
+/** Options of the providers that use an HTTP SDK (OpenAI, Anthropic). */
+export interface SdkProviderOptions {
+  /** Used when a request carries no `apiKey` and no `baseUrl`. */
+  defaultApiKey?: string;
+  /** Used by clients of a custom `baseUrl` (a user-controlled URL), e.g. the guarded client. */
+  fetch?: typeof globalThis.fetch;
+  /** SDK retries of connection errors, 408, 409, 429 and 5xx; default 2. */
+  maxRetries?: number;
+}
+
+/** How one SDK's errors read: an HTTP answer with its status and detail, or no connection at all. */
+export type SdkErrorKind = { status: number; detail: string } | 'connection' | undefined;
+
+/** A provider failure as a person should read it, with the API key never in it. */
+export function describeSdkError(
+  error: unknown,
+  request: { provider: string },
+  apiKey: string,
+  label: string,
+  kind: SdkErrorKind,
+): ModelCallError {
+  const secrets = [apiKey];
+  if (kind === 'connection') {
+    return new ModelCallError(
+      request.provider,
+      redact(`Could not reach ${label}: ${rootMessage(error)}`, secrets),
+    );
+  }
+  if (kind) {
+    return new ModelCallError(
+      request.provider,
+      redact(`${label} error ${kind.status}: ${kind.detail}`, secrets),
+      kind.status,
+    );
+  }
+  if (error instanceof ModelCallError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelCallError(request.provider, redact(`${label} call failed: ${message}`, secrets));
+}
