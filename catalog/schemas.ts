@@ -110,12 +110,28 @@ export const workflowStatus = z
   .object({ isDeployed: z.boolean(), deployedAt: z.string().optional(), needsRedeployment: z.boolean() })
   .meta({ id: 'WorkflowStatus' });
 
+const tokenCounts = z.object({ prompt: z.number(), completion: z.number(), total: z.number() });
+
+export const cost = z
+  .object({
+    total: z.number(),
+    tokens: tokenCounts,
+    models: z.record(
+      z.string(),
+      z.object({ input: z.number(), output: z.number(), total: z.number(), tokens: tokenCounts }),
+    ),
+  })
+  .meta({ id: 'Cost', description: 'USD; the base charge per run is included in total' });
+
 export const syncResult = z
   .object({
     success: z.boolean(),
     output: z.unknown().optional(),
     error: z.string().optional(),
-    metadata: z.object({ duration: z.number(), executionId: z.string() }).passthrough().optional(),
+    metadata: z
+      .object({ duration: z.number(), executionId: z.string(), cost: cost.optional() })
+      .passthrough()
+      .optional(),
     traceSpans: z.array(z.unknown()).optional(),
     totalDuration: z.number().optional(),
   })

@@ -2,7 +2,7 @@
  * The messages that travel through the execution state machine (catalog/execution-definition.ts).
  * Kept small: the deployed snapshot and large results are loaded by reference, never carried.
  */
-import type { RunResult } from '../engine/types';
+import type { CostSummary, RunResult } from '../engine/types';
 
 export type Trigger = 'api' | 'webhook' | 'schedule' | 'manual' | 'chat' | 'form';
 
@@ -42,7 +42,13 @@ export interface ExecutionAnswer {
     success: boolean;
     output?: unknown;
     error?: string;
-    metadata: { duration: number; executionId: string; startedAt: string; endedAt: string };
+    metadata: {
+      duration: number;
+      executionId: string;
+      startedAt: string;
+      endedAt: string;
+      cost: CostSummary;
+    };
     traceSpans: unknown[];
     totalDuration: number;
   };

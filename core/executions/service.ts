@@ -180,7 +180,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
   if (state.step?.status === 'done' && 'resultRef' in state.step.result) {
     await deps.checkpoints.delete(state.step.result.resultRef);
   }
-  return executionAnswer(state, result, entry.totalDurationMs);
+  return executionAnswer(state, result, entry);
 }
 
 async function runResultOf(deps: FinalizeDeps, state: ExecutionState): Promise<RunResult> {
@@ -227,11 +227,13 @@ function elapsedMs(from: string, to: string): number {
   return Math.max(0, Date.parse(to) - Date.parse(from));
 }
 
+/** The answer a sync caller gets; its duration and cost are the log entry's, base charge included. */
 export function executionAnswer(
   state: ExecutionRequest,
   result: RunResult,
-  totalDurationMs: number,
+  entry: Pick<ExecutionLogEntry, 'totalDurationMs' | 'cost'>,
 ): ExecutionAnswer {
+  const totalDurationMs = entry.totalDurationMs;
   return {
     httpStatus: result.success ? result.httpStatus : 500,
     headers: result.success ? result.responseHeaders : {},
@@ -244,6 +246,7 @@ export function executionAnswer(
         executionId: state.executionId,
         startedAt: state.startedAt,
         endedAt: result.endedAt,
+        cost: entry.cost,
       },
       traceSpans: result.traceSpans,
       totalDuration: totalDurationMs,

@@ -82,6 +82,8 @@ describe('the complete engine through the HTTP API', () => {
     expect(entry?.models).toEqual(['gpt-4o']);
     expect(entry?.cost.tokens.total).toBe(answer.body.output.tokens.total);
     expect(entry?.cost.total).toBeGreaterThan(0.001);
+    expect(answer.body.metadata.cost).toEqual(entry?.cost);
+    expect(answer.body.metadata.cost.models['gpt-4o'].tokens.total).toBe(answer.body.output.tokens.total);
     expect(JSON.stringify(entry)).not.toContain('sk-test-secret-42');
   });
 

@@ -25,6 +25,11 @@ describe('synchronous execution', () => {
     expect(answer.body.output).toEqual({ shouted: 'ADA' });
     expect(answer.body.metadata.executionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(answer.body.metadata.duration).toBeGreaterThanOrEqual(0);
+    expect(answer.body.metadata.cost).toEqual({
+      total: 0.001,
+      tokens: { prompt: 0, completion: 0, total: 0 },
+      models: {},
+    });
     const root = answer.body.traceSpans[0];
     expect(root.type).toBe('workflow');
     expect(root.children.map((span: any) => span.blockId)).toEqual(['start', 'shout', 'respond']);

@@ -38,6 +38,7 @@ function answerFor(state: ExecutionState): ExecutionAnswer {
         executionId: state.executionId,
         startedAt: state.startedAt,
         endedAt: state.startedAt,
+        cost: { total: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
       },
       traceSpans: [],
       totalDuration: 1,
