@@ -193,3 +193,17 @@ describe('QuickJS code runner', () => {
     expect(completed).toBe(1000);
   });
 });
+
+describe('QuickJS code runner under repeated object logging', () => {
+  it('formats nested objects like Node and keeps working across thousands of logged objects', async () => {
+    // Many object logs per run, over many runs: guards the host-side formatter against leaking sandbox memory.
+    const code =
+      "for (let i = 0; i < 50; i++) console.log({ i, tags: ['a', 'b'], nested: { ok: true } }); return 'done';";
+    let last = await runner.run(request(code));
+    for (let round = 0; round < 40; round++) last = await runner.run(request(code));
+    expect(last.result).toBe('done');
+    const lines = last.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(50);
+    expect(lines[0]).toBe("{ i: 0, tags: [ 'a', 'b' ], nested: { ok: true } }");
+  });
+});
