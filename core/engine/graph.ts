@@ -77,6 +77,22 @@ export interface ValidateGraphOptions {
  * `loops` and `parallels` derived from the container blocks) or throws one `ValidationError` listing
  * every problem.
  */
+const validatedGraphs = new WeakMap<WorkflowGraph, { limitsKey: string; graph: WorkflowGraph }>();
+
+/**
+ * `validateGraph`, once per graph object and limits. Runs start from deployed graphs, which are
+ * immutable and kept by the deployment cache, so a warm process validates each only once instead
+ * of on every run. Callers must not change a graph after passing it here.
+ */
+export function validatedGraph(graph: WorkflowGraph, options: ValidateGraphOptions = {}): WorkflowGraph {
+  const limitsKey = JSON.stringify(options.limits ?? {});
+  const known = validatedGraphs.get(graph);
+  if (known?.limitsKey === limitsKey) return known.graph;
+  const validated = validateGraph(graph, options);
+  validatedGraphs.set(graph, { limitsKey, graph: validated });
+  return validated;
+}
+
 export function validateGraph(graph: WorkflowGraph, options: ValidateGraphOptions = {}): WorkflowGraph {
   const details: ErrorDetail[] = [];
   const problem = (path: string, message: string) => details.push({ path, message });

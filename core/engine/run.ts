@@ -9,7 +9,7 @@
  */
 import { sleepOf } from './blocks/wait';
 import { emptyCost } from './cost';
-import { validateGraph } from './graph';
+import { validatedGraph } from './graph';
 import {
   type Checkpoint,
   type CheckpointContext,
@@ -46,7 +46,7 @@ export function startRun(
   context: CheckpointContext & { environment?: Record<string, string> },
   limits?: Partial<EngineLimits>,
 ): Checkpoint {
-  const graph = validateGraph(context.graph, { limits });
+  const graph = validatedGraph(context.graph, { limits });
   const { executionId, workflowId, workspaceId, trigger, input, startedAt } = context;
   const startedAtMs = Date.parse(startedAt);
   return {

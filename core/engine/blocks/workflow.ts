@@ -12,7 +12,7 @@
  * - Nesting is capped by `limits.maxWorkflowDepth` (a child of the run is level 1).
  */
 import { ValidationError } from '../../errors';
-import { validateGraph } from '../graph';
+import { validatedGraph } from '../graph';
 import { validateStartInput } from '../input';
 import type { EngineLimits, WorkflowGraph } from '../types';
 import { BlockError, type BlockRun, type ConfigResolver } from './types';
@@ -75,7 +75,7 @@ export async function loadChildWorkflow(
   if (!graph) throw new BlockError(`Workflow "${workflowId}" is not deployed in this workspace`);
   let validated: WorkflowGraph;
   try {
-    validated = validateGraph(graph, { limits });
+    validated = validatedGraph(graph, { limits });
   } catch (error) {
     if (error instanceof ValidationError) {
       throw new BlockError(`Workflow "${workflowId}" is not valid: ${firstProblem(error)}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../core/errors';
-import { normalizeName, validateGraph } from '../../../core/engine/graph';
+import { normalizeName, validatedGraph, validateGraph } from '../../../core/engine/graph';
 import type { WorkflowGraph } from '../../../core/engine/types';
 import { block, edge, graphOf } from './fixtures';
 
@@ -252,5 +252,26 @@ describe('validateGraph', () => {
       'edges[0].target',
       'blocks.y.config.code',
     ]);
+  });
+});
+
+describe('validatedGraph', () => {
+  it('validates a graph object once and hands back the same result after that', () => {
+    const graph = graphOf([block('start', 'start', 'Start')]);
+    const first = validatedGraph(graph);
+    expect(validatedGraph(graph)).toBe(first);
+    expect(first).toEqual(validateGraph(graph));
+  });
+
+  it('validates again under other limits', () => {
+    const graph = graphOf([block('start', 'start', 'Start')]);
+    const first = validatedGraph(graph);
+    expect(validatedGraph(graph, { limits: { maxLoopIterations: 5 } })).not.toBe(first);
+  });
+
+  it('keeps refusing an invalid graph, naming the problem every time', () => {
+    const graph = graphOf([block('start', 'start', 'Start'), block('x', 'teleport', 'X')]);
+    expect(() => validatedGraph(graph)).toThrow('Invalid workflow graph');
+    expect(() => validatedGraph(graph)).toThrow('Invalid workflow graph');
   });
 });
