@@ -42,6 +42,8 @@ export interface ExecutionAnswer {
     success: boolean;
     output?: unknown;
     error?: string;
+    /** `EXECUTION_ERROR` on a failed run, so clients can tell a failed run from a crash. */
+    code?: 'EXECUTION_ERROR';
     metadata: {
       duration: number;
       executionId: string;

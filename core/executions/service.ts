@@ -241,6 +241,7 @@ export function executionAnswer(
       success: result.success,
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(result.error === undefined ? {} : { error: result.error }),
+      ...(result.success ? {} : { code: 'EXECUTION_ERROR' as const }),
       metadata: {
         duration: totalDurationMs,
         executionId: state.executionId,

@@ -38,6 +38,14 @@ export function workflowView(record: WorkflowRecord): WorkflowView {
   return { ...rest, needsRedeployment: workflowStatus(record).needsRedeployment };
 }
 
+export type WorkflowSummary = Omit<WorkflowView, 'state'>;
+
+/** Listings leave the graph out: it can be large, and one workflow's read gives it. */
+export function workflowSummary(record: WorkflowRecord): WorkflowSummary {
+  const { state: _state, ...summary } = workflowView(record);
+  return summary;
+}
+
 /** A new workflow without a graph starts with a lone Start block. */
 export function emptyGraph(): WorkflowGraph {
   return {
@@ -120,9 +128,9 @@ export async function listWorkflows(
   deps: WorkflowDeps,
   principal: Principal,
   workspaceId: string,
-): Promise<WorkflowView[]> {
+): Promise<WorkflowSummary[]> {
   await requireWorkspaceAccess(deps.identity, principal.user.id, workspaceId, 'read');
-  return (await deps.workflows.listWorkflows(workspaceId)).map(workflowView);
+  return (await deps.workflows.listWorkflows(workspaceId)).map(workflowSummary);
 }
 
 export async function getWorkflow(
@@ -159,10 +167,10 @@ export async function deleteWorkflow(
   deps: WorkflowDeps,
   principal: Principal,
   workflowId: string,
-): Promise<WorkflowView> {
+): Promise<WorkflowSummary> {
   const current = await loadWorkflow(deps, principal, workflowId, 'write');
   await deps.workflows.deleteWorkflow(workflowId);
-  return workflowView(current);
+  return workflowSummary(current);
 }
 
 export async function deployWorkflow(

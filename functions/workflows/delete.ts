@@ -4,6 +4,5 @@ import { httpRoute } from '../http/route';
 import { workflowDeps } from '../wiring/workflows';
 
 export const handler = httpRoute('deleteWorkflow', async ({ principal, params }) => {
-  const { state: _state, ...summary } = await deleteWorkflow(workflowDeps(), principal, params.workflowId);
-  return ok({ data: summary });
+  return ok({ data: await deleteWorkflow(workflowDeps(), principal, params.workflowId) });
 });

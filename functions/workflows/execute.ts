@@ -14,8 +14,6 @@ export const handler = httpRoute(
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     const answer = await executionStarter().startSync(request);
     logger.info('Run finished', { success: answer.body.success, durationMs: answer.body.metadata.duration });
-    // A failed run answers with its result and the EXECUTION_ERROR code, so clients can tell it from a crash.
-    const result = answer.body.success ? answer.body : { ...answer.body, code: 'EXECUTION_ERROR' };
-    return { statusCode: answer.httpStatus, headers: answer.headers, body: result };
+    return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
   },
 );

@@ -4,6 +4,5 @@ import { httpRoute } from '../http/route';
 import { workflowDeps } from '../wiring/workflows';
 
 export const handler = httpRoute('listWorkflows', async ({ principal, query }) => {
-  const workflows = await listWorkflows(workflowDeps(), principal, query.workspaceId);
-  return ok({ data: workflows.map(({ state: _state, ...summary }) => summary) });
+  return ok({ data: await listWorkflows(workflowDeps(), principal, query.workspaceId) });
 });

@@ -133,6 +133,7 @@ describe('finalizeRun', () => {
     });
     expect(answer.httpStatus).toBe(200);
     expect(answer.body).toMatchObject({ success: true, output: 5, metadata: { executionId: 'exec-1' } });
+    expect(answer.body.code).toBeUndefined();
   });
 
   it('loads a result handed over by reference and then removes it', async () => {
@@ -165,6 +166,7 @@ describe('finalizeRun', () => {
     expect(answer.body).toMatchObject({
       success: false,
       error: 'The run failed: Deployment 1 of workflow wf_1 is missing',
+      code: 'EXECUTION_ERROR',
     });
     expect(written[0]).toMatchObject({ level: 'error', totalDurationMs: 1500 });
   });
