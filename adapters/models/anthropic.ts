@@ -40,12 +40,11 @@ function describeError(error: unknown, request: ModelRequest, apiKey: string): M
 function errorKind(error: unknown): SdkErrorKind {
   if (error instanceof Anthropic.APIError && error.status !== undefined) {
     const body = error.error as { error?: { message?: unknown }; message?: unknown } | undefined;
-    const candidate = body?.error?.message ?? body?.message;
-    const detail =
-      typeof candidate === 'string' && candidate !== ''
-        ? candidate
-        : error.message.replace(/^\d{3}\s*/, '') || 'no details';
-    return { status: error.status, detail };
+    return {
+      status: error.status,
+      providerMessage: body?.error?.message ?? body?.message,
+      sdkMessage: error.message,
+    };
   }
   return error instanceof Anthropic.APIConnectionError ? 'connection' : undefined;
 }

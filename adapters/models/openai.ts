@@ -41,11 +41,7 @@ function describeError(error: unknown, request: ModelRequest, apiKey: string): M
 function errorKind(error: unknown): SdkErrorKind {
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     const body = error.error as { message?: unknown } | undefined;
-    const detail =
-      typeof body?.message === 'string' && body.message !== ''
-        ? body.message
-        : error.message.replace(/^\d{3}\s*/, '') || 'no details';
-    return { status: error.status, detail };
+    return { status: error.status, providerMessage: body?.message, sdkMessage: error.message };
   }
   return error instanceof OpenAI.APIConnectionError ? 'connection' : undefined;
 }

@@ -127,8 +127,14 @@ export interface SdkProviderOptions {
   maxRetries?: number;
 }
 
-/** How one SDK's errors read: an HTTP answer with its status and detail, or no connection at all. */
-export type SdkErrorKind = { status: number; detail: string } | 'connection' | undefined;
+/**
+ * How one SDK's errors read: an HTTP answer with its status and the provider's own message (when
+ * its body has one), or no connection at all.
+ */
+export type SdkErrorKind =
+  | { status: number; providerMessage: unknown; sdkMessage: string }
+  | 'connection'
+  | undefined;
 
 /** A provider failure as a person should read it, with the API key never in it. */
 export function describeSdkError(
@@ -146,9 +152,13 @@ export function describeSdkError(
     );
   }
   if (kind) {
+    const detail =
+      typeof kind.providerMessage === 'string' && kind.providerMessage !== ''
+        ? kind.providerMessage
+        : kind.sdkMessage.replace(/^\d{3}\s*/, '') || 'no details';
     return new ModelCallError(
       request.provider,
-      redact(`${label} error ${kind.status}: ${kind.detail}`, secrets),
+      redact(`${label} error ${kind.status}: ${detail}`, secrets),
       kind.status,
     );
   }
