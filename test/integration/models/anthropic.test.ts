@@ -1,20 +1,11 @@
 /** The Anthropic adapter through the real `@anthropic-ai/sdk` against a loopback Messages API server. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createModelGateway, ModelCallError } from '../../../adapters/models/gateway';
 import type { ModelRequest } from '../../../core/engine/types';
-import { defaultAnthropicContent, type ModelServer, startAnthropicServer } from '../../support/model-servers';
+import { defaultAnthropicContent, startAnthropicServer, useModelServer } from '../../support/model-servers';
 
 const apiKey = 'sk-ant-test-key-0123456789';
-let server: ModelServer;
-
-beforeAll(async () => {
-  server = await startAnthropicServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.setDefault({});
-});
+const server = useModelServer(startAnthropicServer);
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -22,7 +13,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
     model: 'claude-sonnet-4-6',
     messages: [{ role: 'user', content: 'Say hello' }],
     apiKey,
-    baseUrl: server.url,
+    baseUrl: server().url,
     timeoutInMs: 5_000,
     ...overrides,
   };
@@ -38,7 +29,7 @@ const schema = {
 
 describe('Anthropic provider', () => {
   it('sends the system prompt, model and key, and answers with content and tokens', async () => {
-    server.reply({ model: 'claude-sonnet-4-6-20260201', usage: { input: 31, output: 12 } });
+    server().reply({ model: 'claude-sonnet-4-6-20260201', usage: { input: 31, output: 12 } });
 
     const response = await gateway.complete(request({ systemPrompt: 'You are terse.', temperature: 0.5 }));
 
@@ -47,7 +38,7 @@ describe('Anthropic provider', () => {
       model: 'claude-sonnet-4-6-20260201',
       tokens: { prompt: 31, completion: 12, total: 43 },
     });
-    const [sent] = server.requests;
+    const [sent] = server().requests;
     expect(sent.path).toBe('/v1/messages');
     expect(sent.headers.authorization ?? sent.headers['x-api-key']).toContain(apiKey);
     expect(sent.headers['anthropic-version']).toBeTruthy();
@@ -64,12 +55,12 @@ describe('Anthropic provider', () => {
   it('passes maxTokens, and leaves temperature out for models that no longer take it', async () => {
     await gateway.complete(request({ model: 'claude-opus-4-8', temperature: 0.5, maxTokens: 100 }));
 
-    expect(server.requests[0].body.max_tokens).toBe(100);
-    expect(server.requests[0].body).not.toHaveProperty('temperature');
+    expect(server().requests[0].body.max_tokens).toBe(100);
+    expect(server().requests[0].body).not.toHaveProperty('temperature');
   });
 
   it('streams text deltas in order with tokens from message_start and message_delta', async () => {
-    server.reply({
+    server().reply({
       chunks: ['Bon', 'jour', ' à ', 'tous'],
       chunkDelayMs: 10,
       usage: { input: 17, output: 6 },
@@ -84,17 +75,17 @@ describe('Anthropic provider', () => {
       model: 'claude-sonnet-4-6',
       tokens: { prompt: 17, completion: 6, total: 23 },
     });
-    expect(server.requests[0].body.stream).toBe(true);
+    expect(server().requests[0].body.stream).toBe(true);
   });
 
   it('gets a structured answer from a forced tool whose input schema is the schema', async () => {
-    server.reply({ structured: { sentiment: 'positive', score: 0.9 } });
+    server().reply({ structured: { sentiment: 'positive', score: 0.9 } });
 
     const response = await gateway.complete(request({ responseFormat: schema }));
 
     expect(response.structured).toEqual({ sentiment: 'positive', score: 0.9 });
     expect(response.content).toBe('{"sentiment":"positive","score":0.9}');
-    const sent = server.requests[0].body;
+    const sent = server().requests[0].body;
     expect(sent.tools).toEqual([
       { name: 'response', description: 'Give your answer in this structure.', input_schema: schema },
     ]);
@@ -102,7 +93,7 @@ describe('Anthropic provider', () => {
   });
 
   it('streams the tool input of a structured answer and parses it at the end', async () => {
-    server.reply({ structured: { sentiment: 'negative', score: 0.25 }, usage: { input: 40, output: 15 } });
+    server().reply({ structured: { sentiment: 'negative', score: 0.25 }, usage: { input: 40, output: 15 } });
     const chunks: string[] = [];
 
     const response = await gateway.complete(
@@ -117,11 +108,11 @@ describe('Anthropic provider', () => {
       tokens: { prompt: 40, completion: 15, total: 55 },
       structured: { sentiment: 'negative', score: 0.25 },
     });
-    expect(server.requests[0].body.tool_choice).toEqual({ type: 'tool', name: 'verdict' });
+    expect(server().requests[0].body.tool_choice).toEqual({ type: 'tool', name: 'verdict' });
   });
 
   it('times out a provider that does not answer in time', async () => {
-    server.reply({ delayMs: 2_000 });
+    server().reply({ delayMs: 2_000 });
 
     await expect(gateway.complete(request({ timeoutInMs: 150 }))).rejects.toThrow(
       'Model call timed out after 150 ms',
@@ -129,19 +120,19 @@ describe('Anthropic provider', () => {
   });
 
   it("reports the provider's status and message, without the key", async () => {
-    server.reply({ status: 529, errorMessage: 'Overloaded' });
+    server().reply({ status: 529, errorMessage: 'Overloaded' });
     const overloaded = await gateway.complete(request()).catch((caught) => caught);
     expect(overloaded).toBeInstanceOf(ModelCallError);
     expect(overloaded.message).toBe('Anthropic-compatible server error 529: Overloaded');
     expect(overloaded.status).toBe(529);
 
-    server.reply({ status: 401, errorMessage: `invalid x-api-key ${apiKey}` });
+    server().reply({ status: 401, errorMessage: `invalid x-api-key ${apiKey}` });
     const unauthorized = await gateway.complete(request()).catch((caught) => caught);
     expect(unauthorized.message).toBe('Anthropic-compatible server error 401: invalid x-api-key [redacted]');
   });
 
   it('reports a rate limit from a streamed call too', async () => {
-    server.reply({
+    server().reply({
       status: 429,
       errorMessage: 'Number of request tokens has exceeded your per-minute rate limit',
     });

@@ -2,30 +2,17 @@
  * The agent and router blocks run by the engine (`runToCompletion`) with a real gateway whose SDK
  * clients talk to the loopback model servers.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createModelGateway } from '../../../adapters/models/gateway';
 import { block, edge, graphOf } from '../../../core/engine/builders';
 import { runToCompletion } from '../../../core/engine/run';
 import type { EngineDeps, RunContext, TraceSpan, WorkflowGraph } from '../../../core/engine/types';
 import { builtInPricingTable } from '../../../core/models/pricing';
-import { type ModelServer, startAnthropicServer, startOpenAiServer } from '../../support/model-servers';
+import { startAnthropicServer, startOpenAiServer, useModelServer } from '../../support/model-servers';
 
 const openAiKey = 'sk-env-openai-key-0123456789';
-let openai: ModelServer;
-let anthropic: ModelServer;
-
-beforeAll(async () => {
-  [openai, anthropic] = await Promise.all([startOpenAiServer(), startAnthropicServer()]);
-});
-afterAll(async () => {
-  await Promise.all([openai.close(), anthropic.close()]);
-});
-beforeEach(() => {
-  for (const server of [openai, anthropic]) {
-    server.requests.length = 0;
-    server.setDefault({});
-  }
-});
+const openai = useModelServer(startOpenAiServer);
+const anthropic = useModelServer(startAnthropicServer);
 
 const start = block('s', 'start', 'Start', { inputFormat: [{ name: 'topic', type: 'string' }] });
 
@@ -65,14 +52,14 @@ function agent(id: string, name: string, config: Record<string, unknown>) {
     provider: 'openai',
     model: 'gpt-4o',
     apiKey: '{{OPENAI_KEY}}',
-    baseUrl: openai.url,
+    baseUrl: openai().url,
     ...config,
   });
 }
 
 describe('agent block', () => {
   it('outputs content, model, tokens and cost, and adds the call to the run cost and the span', async () => {
-    openai.reply({
+    openai().reply({
       content: 'Bees are great.',
       model: 'gpt-4o-2024-08-06',
       usage: { input: 1000, output: 200 },
@@ -100,7 +87,7 @@ describe('agent block', () => {
     const span = spansOf(result.traceSpans).find((s) => s.name === 'Writer')!;
     expect(span).toMatchObject({ type: 'agent', model: 'gpt-4o', tokens, cost: { ...cost, tokens } });
 
-    const sent = openai.requests[0];
+    const sent = openai().requests[0];
     expect(sent.headers.authorization).toBe(`Bearer ${openAiKey}`);
     expect(sent.body).toMatchObject({
       model: 'gpt-4o',
@@ -123,14 +110,14 @@ describe('agent block', () => {
     const result = await runToCompletion(contextOf(graph), depsOf());
 
     expect(result.success).toBe(true);
-    expect(openai.requests[0].headers.authorization).toBe('Bearer sk-literal-key-987654');
+    expect(openai().requests[0].headers.authorization).toBe('Bearer sk-literal-key-987654');
     const span = spansOf(result.traceSpans).find((s) => s.name === 'Writer')!;
     expect(span.input).toMatchObject({ provider: 'openai', model: 'gpt-4o', userPrompt: 'hi' });
     expect(JSON.stringify(result.traceSpans)).not.toContain('sk-literal-key-987654');
   });
 
   it('streams its chunks to deps.onChunk with the block id, in order', async () => {
-    openai.reply({ chunks: ['One', ' two', ' three'], chunkDelayMs: 5 });
+    openai().reply({ chunks: ['One', ' two', ' three'], chunkDelayMs: 5 });
     const chunks: Array<[string, string]> = [];
     const graph = graphOf([start, agent('a', 'Writer', { userPrompt: 'count' })], [edge('s', 'a')]);
 
@@ -151,7 +138,10 @@ describe('agent block', () => {
   });
 
   it('puts the fields of a structured answer into its output (Anthropic, schema as JSON text)', async () => {
-    anthropic.reply({ structured: { title: 'Hello', tags: ['a', 'b'] }, usage: { input: 100, output: 20 } });
+    anthropic().reply({
+      structured: { title: 'Hello', tags: ['a', 'b'] },
+      usage: { input: 100, output: 20 },
+    });
     const graph = graphOf(
       [
         start,
@@ -159,7 +149,7 @@ describe('agent block', () => {
           provider: 'anthropic',
           model: 'claude-haiku-4-5',
           apiKey: '{{ANTHROPIC_KEY}}',
-          baseUrl: anthropic.url,
+          baseUrl: anthropic().url,
           userPrompt: 'Extract from <start.topic>',
           responseFormat: JSON.stringify({
             type: 'object',
@@ -186,11 +176,11 @@ describe('agent block', () => {
       tokens: { prompt: 100, completion: 20, total: 120 },
       cost: { input: 0.0001, output: 0.0001, total: 0.0002 },
     });
-    expect(anthropic.requests[0].body.tool_choice).toEqual({ type: 'tool', name: 'response' });
+    expect(anthropic().requests[0].body.tool_choice).toEqual({ type: 'tool', name: 'response' });
   });
 
   it('costs nothing for an unpriced model and still counts its tokens', async () => {
-    openai.reply({ usage: { input: 50, output: 25 } });
+    openai().reply({ usage: { input: 50, output: 25 } });
     const graph = graphOf(
       [start, agent('a', 'Local', { model: 'llama3.1:8b', userPrompt: 'hi' })],
       [edge('s', 'a')],
@@ -221,12 +211,12 @@ describe('agent block', () => {
       'No model provider is configured in this deployment, so agent blocks cannot run',
     );
 
-    openai.reply({ status: 429, errorMessage: 'Rate limit reached for gpt-4o' });
+    openai().reply({ status: 429, errorMessage: 'Rate limit reached for gpt-4o' });
     const limited = await runToCompletion(contextOf(graph({})), depsOf());
     expect(limited.error).toContain('OpenAI-compatible server error 429: Rate limit reached for gpt-4o');
     expect(limited.error).not.toContain(openAiKey);
 
-    openai.reply({ delayMs: 1_000 });
+    openai().reply({ delayMs: 1_000 });
     const slow = await runToCompletion(contextOf(graph({ timeoutMs: 150 })), depsOf());
     expect(slow.error).toContain('Model call timed out after 150 ms');
 
@@ -252,7 +242,7 @@ describe('router block', () => {
           provider: 'openai',
           model: 'gpt-4o-mini',
           apiKey: '{{OPENAI_KEY}}',
-          baseUrl: openai.url,
+          baseUrl: openai().url,
           prompt: '<start.topic>',
           routes,
           ...routerConfig,
@@ -275,7 +265,7 @@ describe('router block', () => {
   }
 
   it('follows the route the model picks and prunes the other branch', async () => {
-    openai.reply(
+    openai().reply(
       {
         structured: { route: 'support', reasoning: 'The order arrived broken.' },
         usage: { input: 200, output: 20 },
@@ -294,7 +284,7 @@ describe('router block', () => {
     expect(executed).toContain('Support agent');
     expect(executed).not.toContain('Sales agent');
     expect(executed).not.toContain('Sales reply');
-    expect(openai.requests).toHaveLength(2);
+    expect(openai().requests).toHaveLength(2);
 
     const routerSpan = spansOf(result.traceSpans).find((span) => span.name === 'Triage')!;
     const routerTokens = { prompt: 200, completion: 20, total: 220 };
@@ -309,7 +299,7 @@ describe('router block', () => {
     expect(routerSpan).toMatchObject({ model: 'gpt-4o-mini', tokens: routerTokens });
     expect(Object.keys(result.cost.models).sort()).toEqual(['gpt-4o', 'gpt-4o-mini']);
 
-    const asked = openai.requests[0].body;
+    const asked = openai().requests[0].body;
     expect(asked.messages[1]).toEqual({ role: 'user', content: 'My order arrived broken' });
     expect(asked.messages[0].content).toContain('"support": Problems with an order already placed');
     expect(asked.response_format.json_schema.schema.properties.route.enum).toEqual(['sales', 'support']);
@@ -317,26 +307,26 @@ describe('router block', () => {
   });
 
   it('routes with Anthropic through a forced tool', async () => {
-    anthropic.reply({ structured: { route: 'sales', reasoning: 'Asks for a price.' } });
-    openai.reply({ content: 'It costs 10 EUR.' });
+    anthropic().reply({ structured: { route: 'sales', reasoning: 'Asks for a price.' } });
+    openai().reply({ content: 'It costs 10 EUR.' });
     const graph = routedGraph({
       provider: 'anthropic',
       model: 'claude-haiku-4-5',
       apiKey: '{{ANTHROPIC_KEY}}',
-      baseUrl: anthropic.url,
+      baseUrl: anthropic().url,
     });
 
     const result = await runToCompletion(contextOf(graph, { topic: 'How much is it?' }), depsOf());
 
     expect(result.output).toEqual({ team: 'sales', text: 'It costs 10 EUR.' });
-    expect(anthropic.requests[0].body.tools[0].input_schema.properties.route.enum).toEqual([
+    expect(anthropic().requests[0].body.tools[0].input_schema.properties.route.enum).toEqual([
       'sales',
       'support',
     ]);
   });
 
   it('fails with a clear error when the answer names no known route', async () => {
-    openai.reply({ structured: { route: 'billing', reasoning: 'About an invoice.' } });
+    openai().reply({ structured: { route: 'billing', reasoning: 'About an invoice.' } });
 
     const result = await runToCompletion(contextOf(routedGraph(), { topic: 'Invoice?' }), depsOf());
 
@@ -344,7 +334,7 @@ describe('router block', () => {
     expect(result.error).toContain(
       `The router's model chose no known route (it answered "billing"); routes are "sales", "support"`,
     );
-    expect(openai.requests).toHaveLength(1);
+    expect(openai().requests).toHaveLength(1);
   });
 
   it('refuses a router without routes', async () => {

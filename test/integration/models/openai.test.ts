@@ -1,20 +1,11 @@
 /** The OpenAI adapter through the real `openai` SDK against a loopback server speaking its wire format. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createModelGateway, ModelCallError } from '../../../adapters/models/gateway';
 import type { ModelRequest } from '../../../core/engine/types';
-import { defaultOpenAiContent, type ModelServer, startOpenAiServer } from '../../support/model-servers';
+import { defaultOpenAiContent, startOpenAiServer, useModelServer } from '../../support/model-servers';
 
 const apiKey = 'sk-test-openai-0123456789';
-let server: ModelServer;
-
-beforeAll(async () => {
-  server = await startOpenAiServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.setDefault({});
-});
+const server = useModelServer(startOpenAiServer);
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -22,7 +13,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
     model: 'gpt-4o',
     messages: [{ role: 'user', content: 'Say hello' }],
     apiKey,
-    baseUrl: server.url,
+    baseUrl: server().url,
     timeoutInMs: 5_000,
     ...overrides,
   };
@@ -32,7 +23,7 @@ const gateway = createModelGateway({ maxRetries: 0 });
 
 describe('OpenAI provider', () => {
   it('answers with the content, the model and the tokens of the usage report', async () => {
-    server.reply({ content: 'Hi there!', model: 'gpt-4o-2024-08-06', usage: { input: 21, output: 4 } });
+    server().reply({ content: 'Hi there!', model: 'gpt-4o-2024-08-06', usage: { input: 21, output: 4 } });
 
     const response = await gateway.complete(
       request({ systemPrompt: 'You are terse.', temperature: 0.2, maxTokens: 64 }),
@@ -43,8 +34,8 @@ describe('OpenAI provider', () => {
       model: 'gpt-4o-2024-08-06',
       tokens: { prompt: 21, completion: 4, total: 25 },
     });
-    expect(server.requests).toHaveLength(1);
-    const [sent] = server.requests;
+    expect(server().requests).toHaveLength(1);
+    const [sent] = server().requests;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe(`Bearer ${apiKey}`);
     expect(sent.body).toEqual({
@@ -60,7 +51,11 @@ describe('OpenAI provider', () => {
   });
 
   it('streams the chunks in order and still returns the full content and usage', async () => {
-    server.reply({ chunks: ['Hel', 'lo', ', wor', 'ld!'], chunkDelayMs: 15, usage: { input: 8, output: 5 } });
+    server().reply({
+      chunks: ['Hel', 'lo', ', wor', 'ld!'],
+      chunkDelayMs: 15,
+      usage: { input: 8, output: 5 },
+    });
     const chunks: string[] = [];
 
     const response = await gateway.complete(request({ onChunk: (chunk) => chunks.push(chunk) }));
@@ -71,7 +66,10 @@ describe('OpenAI provider', () => {
       model: 'gpt-4o',
       tokens: { prompt: 8, completion: 5, total: 13 },
     });
-    expect(server.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(server().requests[0].body).toMatchObject({
+      stream: true,
+      stream_options: { include_usage: true },
+    });
   });
 
   it('asks for a strict json_schema answer and parses it into structured', async () => {
@@ -80,20 +78,20 @@ describe('OpenAI provider', () => {
       properties: { city: { type: 'string' }, population: { type: 'number' } },
       required: ['city', 'population'],
     };
-    server.reply({ structured: { city: 'Lyon', population: 522_000 } });
+    server().reply({ structured: { city: 'Lyon', population: 522_000 } });
 
     const response = await gateway.complete(request({ responseFormat: schema }));
 
     expect(response.structured).toEqual({ city: 'Lyon', population: 522_000 });
     expect(JSON.parse(response.content)).toEqual({ city: 'Lyon', population: 522_000 });
-    expect(server.requests[0].body.response_format).toEqual({
+    expect(server().requests[0].body.response_format).toEqual({
       type: 'json_schema',
       json_schema: { name: 'response', schema: { ...schema, additionalProperties: false }, strict: true },
     });
   });
 
   it("streams a structured answer and takes OpenAI's own wrapper format", async () => {
-    server.reply({ structured: { ok: true } });
+    server().reply({ structured: { ok: true } });
     const chunks: string[] = [];
 
     const response = await gateway.complete(
@@ -109,7 +107,7 @@ describe('OpenAI provider', () => {
 
     expect(response.structured).toEqual({ ok: true });
     expect(chunks.join('')).toBe('{"ok":true}');
-    expect(server.requests[0].body.response_format.json_schema).toEqual({
+    expect(server().requests[0].body.response_format.json_schema).toEqual({
       name: 'verdict',
       schema: { type: 'object', properties: { ok: { type: 'boolean' } } },
       strict: false,
@@ -117,7 +115,7 @@ describe('OpenAI provider', () => {
   });
 
   it('fails clearly when the structured answer is not JSON', async () => {
-    server.reply({ content: 'I cannot answer in JSON' });
+    server().reply({ content: 'I cannot answer in JSON' });
 
     await expect(
       gateway.complete(request({ responseFormat: { type: 'object', properties: {} } })),
@@ -125,7 +123,7 @@ describe('OpenAI provider', () => {
   });
 
   it('times out a provider that does not answer in time', async () => {
-    server.reply({ delayMs: 2_000 });
+    server().reply({ delayMs: 2_000 });
     const started = Date.now();
 
     await expect(gateway.complete(request({ timeoutInMs: 200 }))).rejects.toThrow(
@@ -135,7 +133,7 @@ describe('OpenAI provider', () => {
   });
 
   it('times out a stream that stalls, and sends no chunk after that', async () => {
-    server.reply({ chunks: ['one', 'two', 'three', 'four'], chunkDelayMs: 150 });
+    server().reply({ chunks: ['one', 'two', 'three', 'four'], chunkDelayMs: 150 });
     const chunks: string[] = [];
 
     await expect(
@@ -148,7 +146,7 @@ describe('OpenAI provider', () => {
   });
 
   it("reports the provider's status and message", async () => {
-    server.reply({
+    server().reply({
       status: 429,
       errorMessage: 'Rate limit reached for gpt-4o in organization org-1 on tokens per min.',
     });
@@ -164,7 +162,7 @@ describe('OpenAI provider', () => {
   });
 
   it('never puts the API key in an error, even when the provider echoes it', async () => {
-    server.reply({
+    server().reply({
       status: 401,
       errorMessage: `Incorrect API key provided: ${apiKey}. You can find your API key at https://platform.openai.com/account/api-keys.`,
     });
@@ -180,7 +178,7 @@ describe('OpenAI provider', () => {
 
   it('retries a 500 inside the time limit when retries are allowed', async () => {
     const retrying = createModelGateway({ maxRetries: 1 });
-    server.reply({
+    server().reply({
       status: 500,
       errorMessage: 'The server had an error',
       headers: { 'retry-after-ms': '10' },
@@ -189,7 +187,7 @@ describe('OpenAI provider', () => {
     const response = await retrying.complete(request());
 
     expect(response.content).toBe(defaultOpenAiContent);
-    expect(server.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
   });
 
   it('says so when the server cannot be reached', async () => {
@@ -210,7 +208,7 @@ describe('OpenAI provider', () => {
     await expect(withDefaultKey.complete(request({ apiKey: undefined }))).rejects.toThrow(
       /No API key for provider "openai" at a custom baseUrl/,
     );
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it('routes custom baseUrl calls through the fetch it was given', async () => {
@@ -225,6 +223,6 @@ describe('OpenAI provider', () => {
 
     await guarded.complete(request());
 
-    expect(urls).toEqual([`${server.url}/chat/completions`]);
+    expect(urls).toEqual([`${server().url}/chat/completions`]);
   });
 });

@@ -2,3 +2,4 @@
 export { startAnthropicServer, defaultAnthropicContent } from './anthropic';
 export type { ModelServer, RecordedRequest, ScriptedReply } from './http';
 export { startOpenAiServer, defaultOpenAiContent } from './openai';
+export { useModelServer } from './use';
