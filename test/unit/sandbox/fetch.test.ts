@@ -1,14 +1,8 @@
 /** Sandbox `fetch` against a fake HttpClient: what the code sees, and the limits around it. */
 import { describe, expect, it } from 'vitest';
-import { createQuickJsCodeRunner, SandboxError } from '../../../adapters/sandbox/quickjs';
-import type { CodeRunRequest, HttpClient, HttpRequest, HttpResponse } from '../../../core/engine/types';
+import { failureOf, request, runner } from './support';
+import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/engine/types';
 import { OutboundRequestRefusedError } from '../../../core/net/errors';
-
-const runner = createQuickJsCodeRunner();
-
-function request(code: string, overrides: Partial<CodeRunRequest> = {}): CodeRunRequest {
-  return { code, timeoutInMs: 2_000, memoryLimitInBytes: 64 * 1024 * 1024, ...overrides };
-}
 
 function fakeHttp(answer: (request: HttpRequest) => Promise<HttpResponse> | HttpResponse) {
   const requests: HttpRequest[] = [];
@@ -27,16 +21,6 @@ function jsonResponse(status: number, value: unknown): HttpResponse {
     headers: { 'content-type': 'application/json', 'x-request-id': 'abc' },
     body: new TextEncoder().encode(JSON.stringify(value)),
   };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<SandboxError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(SandboxError);
-    return error as SandboxError;
-  }
-  throw new Error('the code did not fail');
 }
 
 describe('sandbox fetch', () => {

@@ -1,22 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createQuickJsCodeRunner, SandboxError } from '../../../adapters/sandbox/quickjs';
-import type { CodeRunRequest } from '../../../core/engine/types';
-
-const runner = createQuickJsCodeRunner();
-
-function request(code: string, overrides: Partial<CodeRunRequest> = {}): CodeRunRequest {
-  return { code, timeoutInMs: 2_000, memoryLimitInBytes: 64 * 1024 * 1024, ...overrides };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<SandboxError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(SandboxError);
-    return error as SandboxError;
-  }
-  throw new Error('the code did not fail');
-}
+import { failureOf, request, runner } from './support';
+import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
 
 describe('QuickJS code runner', () => {
   it('returns the value the code returns', async () => {
