@@ -4,11 +4,13 @@
  * any machine. `npx tsx bench/engine.ts` prints them; `bench/run.ts` may call `benchEngine()`.
  *
  * - plain block: a chain of `variables` blocks (no sandbox), whole runs timed, divided by length;
- * - function block: a chain of `function` blocks (`return 1`) on the real QuickJS runner;
+ * - function block: a chain of `function` blocks (`return 1`) through the sandbox pool (worker
+ *   threads, as the service runs them), beside the same chain on QuickJS in this thread;
  * - baseline: a plain loop awaiting an async no-op, per call.
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { createSandboxPool } from '../adapters/sandbox/pool';
 import { createQuickJsCodeRunner } from '../adapters/sandbox/quickjs';
 import { block, edge, graphOf } from '../core/engine/builders';
 import { runToCompletion } from '../core/engine/run';
@@ -105,18 +107,25 @@ export async function benchEngine(): Promise<EngineBenchResult> {
   const plainRunInMs = await timeRuns(plainRounds, () => runOrFail(plainChain, plainDeps));
   const plainBlockOverheadInUs = (plainRunInMs * 1000) / plainChainLength;
 
-  const quickJs: EngineDeps = { codeRunner: createQuickJsCodeRunner(), now: Date.now };
   const functionChain = chainOf(functionChainLength, (index) =>
     block(`f${index}`, 'function', `f${index}`, { code: 'return 1' }),
   );
-  const functionRunInMs = await timeRuns(functionRounds, () => runOrFail(functionChain, quickJs));
-  const functionBlockInMs = functionRunInMs / functionChainLength;
-  const sandboxCallInMs =
+  const sandboxCallInMs = async (deps: EngineDeps) =>
     (await timeRuns(functionRounds, async () => {
       for (let index = 0; index < functionChainLength; index++) {
-        await quickJs.codeRunner.run({ code: 'return 1', timeoutInMs: 10_000, memoryLimitInBytes: 64 << 20 });
+        await deps.codeRunner.run({ code: 'return 1', timeoutInMs: 10_000, memoryLimitInBytes: 64 << 20 });
       }
     })) / functionChainLength;
+  const inThread: EngineDeps = { codeRunner: createQuickJsCodeRunner(), now: Date.now };
+  const inThreadBlockInMs =
+    (await timeRuns(functionRounds, () => runOrFail(functionChain, inThread))) / functionChainLength;
+  const inThreadCallInMs = await sandboxCallInMs(inThread);
+  const pool = createSandboxPool();
+  const pooled: EngineDeps = { codeRunner: pool, now: Date.now };
+  const functionBlockInMs =
+    (await timeRuns(functionRounds, () => runOrFail(functionChain, pooled))) / functionChainLength;
+  const pooledCallInMs = await sandboxCallInMs(pooled);
+  await pool.close();
 
   const loop = graphOf(
     [
@@ -151,8 +160,11 @@ export async function benchEngine(): Promise<EngineBenchResult> {
       baselineAsyncCallInUs: round(baselineInUs, 4),
       plainBlockToBaselineRatio: round(plainBlockOverheadInUs / baselineInUs, 1),
       functionChainLength,
-      sandboxCallInMs: round(sandboxCallInMs),
-      functionBlockEngineShareInMs: round(functionBlockInMs - sandboxCallInMs),
+      sandboxCallInMs: round(pooledCallInMs),
+      functionBlockEngineShareInMs: round(functionBlockInMs - pooledCallInMs),
+      functionBlockInThreadInMs: round(inThreadBlockInMs),
+      sandboxCallInThreadInMs: round(inThreadCallInMs),
+      functionBlockPoolToThreadRatio: round(functionBlockInMs / inThreadBlockInMs, 2),
       loop1000IterationsInMs: round(loop1000InMs),
       loopIterationInUs: round((loop1000InMs * 1000) / loopIterations),
       parallel100BranchesInMs: round(parallel100InMs),
@@ -168,8 +180,12 @@ export function printEngineBench(result: EngineBenchResult): void {
       `${details.plainBlockToBaselineRatio}× an awaited async no-op at ${details.baselineAsyncCallInUs} µs)`,
   );
   console.log(
-    `  function block         ${result.functionBlockInMs} ms/block (QuickJS alone ${details.sandboxCallInMs} ms; ` +
-      `engine share ${details.functionBlockEngineShareInMs} ms)`,
+    `  function block         ${result.functionBlockInMs} ms/block through the worker pool (sandbox call ` +
+      `${details.sandboxCallInMs} ms; engine share ${details.functionBlockEngineShareInMs} ms)`,
+  );
+  console.log(
+    `                         ${details.functionBlockInThreadInMs} ms/block on this thread ` +
+      `(QuickJS alone ${details.sandboxCallInThreadInMs} ms); pool ${details.functionBlockPoolToThreadRatio}× that`,
   );
   console.log(`  loop of 1,000          ${details.loop1000IterationsInMs} ms`);
   console.log(`  parallel of 100        ${details.parallel100BranchesInMs} ms`);

@@ -26,6 +26,12 @@ export const bundle = {
    * that are not brand new; if one ever needs a newer SDK, drop the external for that package.
    */
   external: ['@aws-sdk/*'],
+  /**
+   * The sandbox pool finds its worker script through `import.meta.url` only when it runs from the
+   * TypeScript sources; a CommonJS bundle starts itself as the worker instead (adapters/sandbox/pool.ts),
+   * so the empty `import.meta` there is expected.
+   */
+  logOverride: { 'empty-import-meta': 'silent' },
 } as const;
 
 /** Options for NodejsFunction's `bundling`. */
@@ -35,6 +41,9 @@ export const nodejsFunctionBundling: BundlingOptions = {
   target: bundle.target,
   format: OutputFormat.CJS,
   externalModules: [...bundle.external],
+  esbuildArgs: {
+    '--log-override': Object.entries(bundle.logOverride).map(([name, level]) => `${name}=${level}`),
+  },
 };
 
 /** Options for esbuild's JS API (`build`), the same choices as NodejsFunction's command line. */
@@ -46,4 +55,5 @@ export const esbuildBuildOptions = {
   target: bundle.target,
   format: bundle.format,
   external: [...bundle.external],
+  logOverride: bundle.logOverride,
 } satisfies BuildOptions;

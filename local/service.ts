@@ -68,7 +68,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ? createGuardedHttpClient({ allowLoopback: true, maxRedirects: 5 })
       : undefined,
   });
-  forgetEngineDeps();
+  await forgetEngineDeps();
   let server: LocalServer;
   try {
     server = await startLocalServer({ port: options.port ?? 3000, host: options.host, root: repoRoot });
@@ -83,6 +83,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     async stop() {
       await server.close();
       await starter.drain();
+      // The sandbox's worker threads go with the service (tests start several in one process).
+      await forgetEngineDeps();
       await stack.stop();
     },
   };

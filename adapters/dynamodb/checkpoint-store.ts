@@ -32,8 +32,11 @@ export class DynamoCheckpointStore extends DynamoTable implements CheckpointStor
     });
   }
 
-  async save(executionId: string, checkpoint: unknown): Promise<void> {
-    const json = JSON.stringify(checkpoint ?? null);
+  save(executionId: string, checkpoint: unknown): Promise<void> {
+    return this.saveJson(executionId, JSON.stringify(checkpoint ?? null));
+  }
+
+  async saveJson(executionId: string, json: string): Promise<void> {
     const size = Buffer.byteLength(json, 'utf8');
     let data: { checkpointJson: string } | { checkpointBlobKey: string };
     if (size <= INLINE_LIMIT_IN_BYTES) {
@@ -44,7 +47,7 @@ export class DynamoCheckpointStore extends DynamoTable implements CheckpointStor
         `The checkpoint of execution ${executionId} is ${size} bytes`,
       );
       const key = checkpointBlobKey(executionId);
-      await blobs.putJson(key, JSON.parse(json));
+      await blobs.putJsonText(key, json);
       data = { checkpointBlobKey: key };
     }
     await this.client.send(
@@ -71,8 +74,17 @@ export class DynamoCheckpointStore extends DynamoTable implements CheckpointStor
     return JSON.parse(String(item.checkpointJson));
   }
 
-  /** Removes the item; a checkpoint in the blob store is left for the bucket's lifecycle rule. */
+  /** Removes the item, and the blob it pointed at: a large result would otherwise be kept twice. */
   async delete(executionId: string): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: checkpointKey(executionId) }));
+    const { Attributes } = await this.client.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: checkpointKey(executionId),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    if (typeof Attributes?.checkpointBlobKey === 'string') {
+      await this.blobStore?.delete(Attributes.checkpointBlobKey);
+    }
   }
 }

@@ -102,24 +102,25 @@ export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLog
   }
 
   private async toItem(entry: ExecutionLogEntry): Promise<Item> {
-    const { executionData, ...rest } = plain(entry);
+    // The execution data is the large part: it is serialized once, here, and measured as that text.
+    const { executionData, ...rest } = entry;
     const base: Item = {
-      ...rest,
+      ...plain(rest),
       ...logKey(entry.id),
       gsi1pk: `WS#${entry.workspaceId}`,
       gsi1sk: `${entry.startedAt}#${entry.id}`,
       gsi2pk: `EXEC#${entry.executionId}`,
       gsi2sk: 'LOG',
     };
-    const inline = { ...base, executionDataJson: JSON.stringify(executionData) };
-    const size = jsonSizeInBytes(inline);
-    if (size <= INLINE_LIMIT_IN_BYTES) return inline;
+    const dataJson = JSON.stringify(executionData);
+    const size = jsonSizeInBytes(base) + Buffer.byteLength(dataJson, 'utf8');
+    if (size <= INLINE_LIMIT_IN_BYTES) return { ...base, executionDataJson: dataJson };
     const blobs = requireBlobStore(
       this.blobStore,
       `The log entry of execution ${entry.executionId} is ${size} bytes`,
     );
     const key = executionDataBlobKey(entry.executionId);
-    await blobs.putJson(key, executionData);
+    await blobs.putJsonText(key, dataJson);
     return { ...base, executionDataBlobKey: key };
   }
 

@@ -15,6 +15,10 @@ export const EXECUTIONS_TABLE_ENV = tables.executions.envVar;
  */
 export interface JsonBlobStore {
   putJson(key: string, value: unknown): Promise<void>;
+  /** Stores JSON text the caller has serialized already, so a large value is not serialized twice. */
+  putJsonText(key: string, json: string): Promise<void>;
+  /** Removes a blob; removing one that is not there is no error. */
+  delete(key: string): Promise<void>;
   /** `undefined` when there is no such blob. */
   getJson<T>(key: string): Promise<T | undefined>;
 }

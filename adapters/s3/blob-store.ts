@@ -2,7 +2,13 @@
  * Blob storage on S3: large execution data (trace spans, outputs, snapshots) kept behind a pointer, and
  * files handed out through presigned URLs. Works the same against AWS and the local stack's S3.
  */
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from '../aws/clients';
 
@@ -10,6 +16,10 @@ import { s3Client } from '../aws/clients';
 export interface BlobStore {
   /** Stores `value` as JSON (`application/json`). */
   putJson(key: string, value: unknown): Promise<void>;
+  /** Stores JSON text as it is (`application/json`). */
+  putJsonText(key: string, json: string): Promise<void>;
+  /** Removes a blob; removing one that is not there is no error. */
+  delete(key: string): Promise<void>;
   /** Reads a JSON blob back; `undefined` when there is no such key. */
   getJson<T>(key: string): Promise<T | undefined>;
   putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
@@ -35,7 +45,15 @@ export class S3BlobStore implements BlobStore {
   }
 
   async putJson(key: string, value: unknown): Promise<void> {
-    await this.putBytes(key, new TextEncoder().encode(JSON.stringify(value)), 'application/json');
+    await this.putJsonText(key, JSON.stringify(value));
+  }
+
+  async putJsonText(key: string, json: string): Promise<void> {
+    await this.putBytes(key, Buffer.from(json, 'utf8'), 'application/json');
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.s3().send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async getJson<T>(key: string): Promise<T | undefined> {

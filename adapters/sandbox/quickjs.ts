@@ -30,6 +30,7 @@ import {
   type QuickJSWASMModule,
   type VmFunctionImplementation,
 } from 'quickjs-emscripten-core';
+import { formatBytes } from '../../core/engine/json-size';
 import type {
   CodeRunner,
   CodeRunRequest,
@@ -58,6 +59,11 @@ export interface QuickJsCodeRunnerOptions {
   maxFetchesPerRun?: number;
   /** Cap of one `fetch` response body (default 5 MB). */
   maxFetchResponseBytes?: number;
+  /**
+   * Asked between instructions of user code, like the request's signal: a worker thread's pool
+   * cannot reach the signal while user code holds the thread, so it sets shared memory instead.
+   */
+  interruptRequested?: () => boolean;
 }
 
 const defaultHeapLimitInBytes = 256 * 1024 * 1024;
@@ -92,6 +98,8 @@ const { WebAssembly: wasm } = globalThis as unknown as {
 
 interface LoadedModule {
   module: QuickJSWASMModule;
+  /** How large the WebAssembly heap has grown; it never shrinks. */
+  heapInBytes: () => number;
   /** True when the heap has grown to its ceiling: QuickJS then throws `null` for lack of room for an error. */
   heapIsFull: () => boolean;
 }
@@ -115,6 +123,7 @@ function loadModule(heapLimitInBytes: number): LoadedModule | Promise<LoadedModu
     const loading = newQuickJSWASMModuleFromVariant(newVariant(baseVariant, { wasmMemory })).then(
       (module) => ({
         module,
+        heapInBytes: () => wasmMemory.buffer.byteLength,
         heapIsFull,
       }),
     );
@@ -131,6 +140,13 @@ function loadModule(heapLimitInBytes: number): LoadedModule | Promise<LoadedModu
     loaded = loading;
   }
   return loaded;
+}
+
+/** The WebAssembly heaps of this thread's sandboxes, in bytes: what a worker thread gives back when it ends. */
+export function sandboxHeapInBytes(): number {
+  let total = 0;
+  for (const loaded of loadedModules.values()) total += loaded.heapInBytes();
+  return total;
 }
 
 function forgetModule(heapLimitInBytes: number): void {
@@ -242,7 +258,14 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
       let runtime: QuickJSRuntime | undefined;
       try {
         runtime = module.newRuntime();
-        return await runInRuntime(runtime, request, maxStdoutInBytes, heapIsFull, fetchLimits);
+        return await runInRuntime(
+          runtime,
+          request,
+          maxStdoutInBytes,
+          heapIsFull,
+          fetchLimits,
+          options.interruptRequested,
+        );
       } catch (error) {
         if (error instanceof SandboxError) throw error;
         // Anything else is the WebAssembly module itself failing; the next run gets a fresh one.
@@ -267,6 +290,7 @@ async function runInRuntime(
   maxStdoutInBytes: number,
   heapIsFull: () => boolean,
   fetchLimits: FetchLimits,
+  interruptRequested: (() => boolean) | undefined,
 ): Promise<CodeRunResult> {
   const { timeoutInMs, memoryLimitInBytes, signal } = request;
   const startedAt = Date.now();
@@ -279,7 +303,7 @@ async function runInRuntime(
   runtime.setMaxStackSize(maxStackSizeInBytes);
   runtime.setInterruptHandler(() => {
     if (stoppedFor) return true;
-    if (signal?.aborted) {
+    if (signal?.aborted || interruptRequested?.()) {
       stoppedFor = 'cancelled';
       return true;
     }
@@ -299,7 +323,7 @@ async function runInRuntime(
   });
 
   const stopped = (): SandboxError | undefined => {
-    if (!stoppedFor && signal?.aborted) stoppedFor = 'cancelled';
+    if (!stoppedFor && (signal?.aborted || interruptRequested?.())) stoppedFor = 'cancelled';
     if (stoppedFor === 'cancelled') return new SandboxError('Function was cancelled', 'cancelled');
     if (stoppedFor === 'timeout')
       return new SandboxError(`Function timed out after ${timeoutInMs} ms`, 'timeout');
@@ -433,7 +457,10 @@ async function runInRuntime(
       signal,
     );
     try {
-      return { result: resultOf(vm, value, intrinsics.stringify, fail), stdout: formatStdout(stdout) };
+      return {
+        result: resultOf(vm, value, intrinsics.stringify, fail, request.maxResultBytes),
+        stdout: formatStdout(stdout),
+      };
     } finally {
       value.dispose();
     }
@@ -457,6 +484,7 @@ function resultOf(
   value: QuickJSHandle,
   stringify: QuickJSHandle,
   fail: (error: QuickJSHandle) => SandboxError,
+  maxResultBytes = Number.POSITIVE_INFINITY,
 ): unknown {
   switch (vm.typeof(value)) {
     case 'undefined':
@@ -473,6 +501,10 @@ function resultOf(
     case 'object':
       if (vm.eq(value, vm.null)) return null;
       break;
+    case 'string':
+      // Before serializing: a huge string would be copied once more inside the sandbox.
+      checkResultLength(vm, value, maxResultBytes);
+      break;
   }
   const json = vm.callFunction(stringify, vm.undefined, value);
   if (json.error) {
@@ -480,9 +512,29 @@ function resultOf(
     json.error.dispose();
     throw new SandboxError(`Function result is not JSON-serializable: ${error.message}`, error.kind);
   }
-  const text = vm.typeof(json.value) === 'string' ? vm.getString(json.value) : undefined;
-  json.value.dispose();
+  let text: string | undefined;
+  try {
+    if (vm.typeof(json.value) === 'string') {
+      checkResultLength(vm, json.value, maxResultBytes);
+      text = vm.getString(json.value);
+    }
+  } finally {
+    json.value.dispose();
+  }
   return text === undefined ? undefined : JSON.parse(text);
+}
+
+/** Fails a result whose text is over the cap while it is still inside the sandbox, not copied out. */
+function checkResultLength(vm: QuickJSContext, text: QuickJSHandle, maxResultBytes: number): void {
+  if (!Number.isFinite(maxResultBytes)) return;
+  const length = vm.getProp(text, 'length');
+  const characters = vm.getNumber(length);
+  length.dispose();
+  if (characters > maxResultBytes) {
+    throw new SandboxError(
+      `Function result is larger than ${formatBytes(maxResultBytes)}, the limit of one block's output`,
+    );
+  }
 }
 
 /** `String(value)` read on the host, for a value that is neither an object, a function nor a symbol. */

@@ -1,4 +1,7 @@
-/** Limits of loops, parallels and child workflows; a deployment may override each in `EngineDeps.limits`. */
+/**
+ * Limits of loops, parallels, child workflows and the size of what blocks and runs produce; a
+ * deployment may override each in `EngineDeps.limits`.
+ */
 import type { EngineLimits } from './types';
 
 export const defaultLimits: Readonly<EngineLimits> = {
@@ -6,6 +9,10 @@ export const defaultLimits: Readonly<EngineLimits> = {
   maxParallelBranches: 100,
   parallelConcurrency: 20,
   maxWorkflowDepth: 5,
+  // Lambda answers at most 6 MB; an output this size still fits with its metadata and trace.
+  maxBlockOutputBytes: 5 * 1024 * 1024,
+  maxRunOutputBytes: 5 * 1024 * 1024,
+  maxSpanValueBytes: 64 * 1024,
 };
 
 /** The defaults with every override that is a positive integer applied. */

@@ -23,6 +23,7 @@ import { sleepOf } from './blocks/wait';
 import { type ChildWorkflow, loadChildWorkflow, resolveWorkflowInputs } from './blocks/workflow';
 import { type ContainerPlan, planContainer, resolveContainerInputs } from './containers';
 import { addModelUsage, modelCostOf } from './cost';
+import { formatBytes, jsonSizeInBytes } from './json-size';
 import { inProcessWaitLimitInMs, limitsOf } from './limits';
 import {
   type IterationScope,
@@ -32,6 +33,7 @@ import {
   resolveValue,
 } from './references';
 import { type GraphIndex, indexGraph, type ScopeIndex, topLevel } from './scopes';
+import { spanInput, spanValue } from './span-values';
 import type {
   CostSummary,
   EngineDeps,
@@ -705,7 +707,7 @@ export class Scheduler {
       duration: endedAt - startedAt,
       status,
     };
-    if (input !== undefined) span.input = input;
+    if (input !== undefined) span.input = spanInput(input, this.limits.maxSpanValueBytes);
     const { iteration, owner } = frame.state;
     if (iteration && owner) {
       if (iteration.kind === 'loop') span.loopId = owner.block;
@@ -735,8 +737,13 @@ export class Scheduler {
     input: Record<string, unknown> | undefined,
     children?: TraceSpan[],
   ): void {
+    const oversized = this.oversizedOutput(outcome.output);
+    if (oversized) {
+      this.fail(frame, id, oversized, startedAt, input, { children });
+      return;
+    }
     const span = this.nextSpan(frame, id, startedAt, 'success', input);
-    span.output = outcome.output;
+    span.output = spanValue(outcome.output, this.limits.maxSpanValueBytes);
     if (children) span.children = children;
     const block = this.settleState(frame, id, 'done');
     block.output = outcome.output;
@@ -762,6 +769,13 @@ export class Scheduler {
     this.check(frame);
   }
 
+  /** Why a block's output cannot be kept (it is over the cap), or undefined when it can. */
+  private oversizedOutput(output: unknown): string | undefined {
+    const cap = this.limits.maxBlockOutputBytes;
+    if (jsonSizeInBytes(output, cap) <= cap) return undefined;
+    return `Output is larger than ${formatBytes(cap)}, the limit of one block's output (MAX_BLOCK_OUTPUT_BYTES)`;
+  }
+
   /**
    * A block failed. With an error edge it counts as done (output `{error}`, or `errorOutput`) and
    * only error edges are followed; without one its frame fails.
@@ -783,7 +797,7 @@ export class Scheduler {
       const block = this.settleState(frame, id, 'done');
       block.error = message;
       block.output = extra.errorOutput ?? { error: message };
-      span.output = block.output;
+      span.output = spanValue(block.output, this.limits.maxSpanValueBytes);
       frame.outputs[frame.index.names.get(id)!] = block.output;
       frame.state.spans.push(span);
       this.settleOutgoing(frame, id, (handle) => handle === 'error');
@@ -1035,7 +1049,7 @@ export class Scheduler {
       duration: endedAt - state.startedAt,
       status,
       ...(end.error === undefined ? {} : { error: end.error }),
-      ...(end.output === undefined ? {} : { output: end.output }),
+      ...(end.output === undefined ? {} : { output: spanValue(end.output, this.limits.maxSpanValueBytes) }),
       children: state.spans,
       ...(container.kind === 'loop' ? { loopId: containerId } : { parallelId: containerId }),
       iterationIndex: index,
@@ -1190,7 +1204,14 @@ export class Scheduler {
     const startedAtMs = Date.parse(context.startedAt);
     const durationMs = Number.isFinite(startedAtMs) ? Math.max(0, end.at - startedAtMs) : 0;
     const endedAt = isoTime(end.at);
-    const failed = end.error !== undefined;
+    let error = end.error;
+    let output = error !== undefined ? undefined : end.response ? end.response.data : this.resultOf(root);
+    const cap = this.limits.maxRunOutputBytes;
+    if (error === undefined && jsonSizeInBytes(output, cap) > cap) {
+      error = `The run's output is larger than ${formatBytes(cap)}, the limit of a run's output (MAX_RUN_OUTPUT_BYTES)`;
+      output = undefined;
+    }
+    const failed = error !== undefined;
     const span: TraceSpan = {
       id: context.executionId,
       name: 'Workflow execution',
@@ -1199,12 +1220,12 @@ export class Scheduler {
       endTime: endedAt,
       duration: durationMs,
       status: failed ? 'error' : 'success',
-      ...(failed ? { error: end.error } : {}),
+      ...(failed ? { error } : {}),
       children: root.state.spans,
     };
     const result: RunResult = {
       success: !failed,
-      output: failed ? undefined : end.response ? end.response.data : this.resultOf(root),
+      output,
       httpStatus: failed ? 500 : (end.response?.status ?? 200),
       responseHeaders: failed ? {} : (end.response?.headers ?? {}),
       traceSpans: [span],
@@ -1213,7 +1234,7 @@ export class Scheduler {
       endedAt,
       durationMs,
     };
-    if (failed) result.error = end.error;
+    if (failed) result.error = error;
     return result;
   }
 }

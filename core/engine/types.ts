@@ -135,6 +135,8 @@ export interface CodeRunRequest {
   memoryLimitInBytes: number;
   /** Aborted when the run no longer needs the result (the run failed or ended, or its branch was cancelled). */
   signal?: AbortSignal;
+  /** A result larger than this, as JSON, fails the run before it leaves the sandbox. */
+  maxResultBytes?: number;
 }
 
 export interface CodeRunResult {
@@ -151,7 +153,10 @@ export interface EngineDeps extends EnginePorts {
   codeRunner: CodeRunner;
   /** Milliseconds since the epoch; injected so tests control time. */
   now: () => number;
+  /** Time limit of a function block that sets no `timeoutMs`. */
   functionTimeoutInMs?: number;
+  /** Ceiling of a function block's `timeoutMs`: a larger one is cut to this (default 60 s). */
+  functionMaxTimeoutInMs?: number;
   functionMemoryLimitInBytes?: number;
   /** Sleeps in-process (short `wait` blocks, `runToCompletion` through a waiting step); injected so tests control time. Default: a timer. */
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
@@ -257,6 +262,15 @@ export interface EngineLimits {
   /** Branches of one parallel that run at the same time. */
   parallelConcurrency: number;
   maxWorkflowDepth: number;
+  /** One block's output, as JSON; a block whose output is larger fails. */
+  maxBlockOutputBytes: number;
+  /** The run's output (what a sync caller gets in `output`), as JSON; a larger one fails the run. */
+  maxRunOutputBytes: number;
+  /**
+   * A trace span's input or output value above this is replaced by a note of its size, so a large
+   * value is kept once (in the block's output) instead of again in every span that shows it.
+   */
+  maxSpanValueBytes: number;
 }
 
 export interface EnginePorts {

@@ -115,10 +115,9 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   if (resuming) await deps.checkpoints.delete(state.executionId);
   // Secret values never leave the step: not in the answer, the log entry, or the trace spans.
   const result = redactSecrets(outcome.result, Object.values(environment)) as RunResult;
-  if (Buffer.byteLength(JSON.stringify(result)) <= inlineResultLimitInBytes) {
-    return { status: 'done', result };
-  }
-  await deps.checkpoints.save(resultKey(state.executionId), result);
+  const json = JSON.stringify(result);
+  if (Buffer.byteLength(json) <= inlineResultLimitInBytes) return { status: 'done', result };
+  await deps.checkpoints.saveJson(resultKey(state.executionId), json);
   return { status: 'done', result: { resultRef: resultKey(state.executionId) } };
 }
 

@@ -44,6 +44,8 @@ export interface ExecutionLogStore {
 /** Port: where unfinished runs keep their checkpoint between steps. */
 export interface CheckpointStore {
   save(executionId: string, checkpoint: unknown): Promise<void>;
+  /** Saves JSON text the caller has serialized already (to measure it), so it is not serialized twice. */
+  saveJson(executionId: string, json: string): Promise<void>;
   load(executionId: string): Promise<unknown | undefined>;
   delete(executionId: string): Promise<void>;
 }

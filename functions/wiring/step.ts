@@ -3,8 +3,9 @@ import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store'
 import { fetchThrough } from '../../adapters/http/fetch';
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { createModelGateway } from '../../adapters/models/gateway';
-import { createQuickJsCodeRunner } from '../../adapters/sandbox/quickjs';
+import { createSandboxPool, type SandboxPool } from '../../adapters/sandbox/pool';
 import type { EngineDeps, HttpClient } from '../../core/engine/types';
+import { defaultFunctionMaxTimeoutInMs } from '../../core/engine/blocks/function';
 import { loadEnvironment } from '../../core/environment/service';
 import type { StepDeps } from '../../core/executions/service';
 import { pricingTableFrom } from '../../core/models/pricing';
@@ -18,18 +19,40 @@ import { workflowDeps } from './workflows';
 /** A step hands back to the state machine well before the Lambda's own time-out. */
 export const stepBudgetInMs = Number(process.env.STEP_BUDGET_MS ?? 240_000);
 
+/** A positive whole number from the environment, else undefined (the engine's default applies). */
+function positiveIntegerFromEnv(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/** Settings of runs that a deployment may change through its environment (docs/operating.md). */
+function engineSettings(): Pick<EngineDeps, 'functionMaxTimeoutInMs' | 'limits'> {
+  const ceiling = positiveIntegerFromEnv('FUNCTION_MAX_TIMEOUT_MS') ?? defaultFunctionMaxTimeoutInMs;
+  return {
+    // A function may not outlast the step that runs it.
+    functionMaxTimeoutInMs: Math.min(ceiling, stepBudgetInMs),
+    limits: {
+      maxBlockOutputBytes: positiveIntegerFromEnv('MAX_BLOCK_OUTPUT_BYTES'),
+      maxRunOutputBytes: positiveIntegerFromEnv('MAX_RUN_OUTPUT_BYTES'),
+    },
+  };
+}
+
 /** Model answers from a user-given base URL may be long; the SDK's own time-out still applies. */
 const modelFetchLimits = { timeoutInMs: 15 * 60_000, maxResponseBytes: 20 * 1024 * 1024 };
 
 let engine: EngineDeps | undefined;
+let sandbox: SandboxPool | undefined;
 
 /** Built once per process: the sandbox module, SDK clients and price table are costly to make. */
 function engineDeps(): EngineDeps {
   if (engine) return engine;
   // Production always uses the strict guard; only the local test service may override it.
   const http: HttpClient = overrides.http ?? createGuardedHttpClient({ maxRedirects: 5 });
+  sandbox = createSandboxPool({ size: positiveIntegerFromEnv('SANDBOX_WORKERS') });
   engine = {
-    codeRunner: createQuickJsCodeRunner(),
+    ...engineSettings(),
+    codeRunner: sandbox,
     now: () => Date.now(),
     http,
     models: overrides.models ?? createModelGateway({ fetch: fetchThrough(http, modelFetchLimits) }),
@@ -53,6 +76,9 @@ export function stepDeps(): StepDeps {
 }
 
 /** The local service replaces overrides between starts (tests); the next step rebuilds. */
-export function forgetEngineDeps(): void {
+export async function forgetEngineDeps(): Promise<void> {
+  const closing = sandbox?.close();
   engine = undefined;
+  sandbox = undefined;
+  await closing;
 }

@@ -1,17 +1,19 @@
+import { limitsOf } from '../limits';
 import type { EngineDeps } from '../types';
 import type { BlockDefinition } from './types';
 
 export const defaultFunctionTimeoutInMs = 10_000;
+/** The ceiling of `timeoutMs` unless the deployment sets another (never beyond a step's budget). */
+export const defaultFunctionMaxTimeoutInMs = 60_000;
 export const defaultFunctionMemoryLimitInBytes = 64 * 1024 * 1024;
-/** Longer than this could not finish inside one Lambda invocation anyway. */
-const maxFunctionTimeoutInMs = 15 * 60 * 1000;
 
-/** The time limit a block asks for in `timeoutMs`, else the deployment's default. */
+/** The time limit a block asks for in `timeoutMs`, else the deployment's default; never above the ceiling. */
 export function functionTimeoutInMs(configured: unknown, deps: EngineDeps): number {
-  const fallback = deps.functionTimeoutInMs ?? defaultFunctionTimeoutInMs;
+  const ceiling = deps.functionMaxTimeoutInMs ?? defaultFunctionMaxTimeoutInMs;
+  const fallback = Math.min(deps.functionTimeoutInMs ?? defaultFunctionTimeoutInMs, ceiling);
   const asked = typeof configured === 'string' && configured.trim() !== '' ? Number(configured) : configured;
   if (typeof asked !== 'number' || !Number.isFinite(asked) || asked <= 0) return fallback;
-  return Math.min(Math.ceil(asked), maxFunctionTimeoutInMs);
+  return Math.min(Math.ceil(asked), ceiling);
 }
 
 export function functionMemoryLimitInBytes(deps: EngineDeps): number {
@@ -32,6 +34,7 @@ export const functionBlock: BlockDefinition = {
       code: String(inputs.code),
       timeoutInMs: functionTimeoutInMs(inputs.timeoutMs, deps),
       memoryLimitInBytes: functionMemoryLimitInBytes(deps),
+      maxResultBytes: limitsOf(deps.limits).maxBlockOutputBytes,
       signal,
       // With an HTTP client the sandbox offers `fetch`, every call through it (the guard).
       http: deps.http,

@@ -104,3 +104,32 @@ test('save of a checkpoint over 300 KB without a blob store fails saying so', as
   await expect(attempt).rejects.toThrow(/bytes.*blob store/);
   expect(await store.load(executionId)).toBeUndefined();
 });
+
+test('delete of a checkpoint kept in the blob store removes its blob too', async () => {
+  // Prepare
+  const executionId = newId('exe');
+  await store.save(executionId, aCheckpoint({ outputs: { big: { result: bulk(450 * 1024) } } }));
+  const blobsBefore = blobStore.objects.size;
+
+  // Act
+  await store.delete(executionId);
+
+  // Assess
+  expect(await store.load(executionId)).toBeUndefined();
+  expect(blobStore.objects.size).toBe(blobsBefore - 1);
+});
+
+test('saveJson stores JSON text serialized by the caller, large or small', async () => {
+  // Prepare
+  const small = newId('exe');
+  const large = newId('exe');
+  const big = aCheckpoint({ outputs: { big: { result: bulk(450 * 1024) } } });
+
+  // Act
+  await store.saveJson(small, JSON.stringify(aCheckpoint()));
+  await store.saveJson(large, JSON.stringify(big));
+
+  // Assess
+  expect(await store.load(small)).toEqual(aCheckpoint());
+  expect(await store.load(large)).toEqual(big);
+});

@@ -67,6 +67,14 @@ export class MemoryBlobStore implements JsonBlobStore {
     this.objects.set(key, JSON.stringify(value));
   }
 
+  async putJsonText(key: string, json: string): Promise<void> {
+    this.objects.set(key, json);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.objects.delete(key);
+  }
+
   async getJson<T>(key: string): Promise<T> {
     const body = this.objects.get(key);
     if (body === undefined) throw new Error(`No blob ${key}`);

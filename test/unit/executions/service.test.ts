@@ -34,6 +34,9 @@ class MemoryCheckpoints implements CheckpointStore {
   async save(id: string, value: unknown) {
     this.items.set(id, JSON.parse(JSON.stringify(value)));
   }
+  async saveJson(id: string, json: string) {
+    this.items.set(id, JSON.parse(json));
+  }
   async load(id: string) {
     return this.items.get(id);
   }
