@@ -241,6 +241,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     const { request } = job;
     const active: Active = { job, runId: ++lastRunId, fetches: new Set() };
     slot.active = active;
+    // Last in line for the next run: a worker prepares its next sandbox after answering, so runs
+    // one after another alternate between workers instead of waiting for that.
+    slots.delete(slot);
+    slots.add(slot);
     slot.worker.ref();
     const timedOut = new SandboxError(`Function timed out after ${request.timeoutInMs} ms`, 'timeout');
     cutOffAfter(slot, active, request.timeoutInMs + graceInMs, timedOut);
@@ -257,8 +261,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   };
 
   const freeSlot = (): Slot | undefined => {
+    // The whole pool starts with the first run: a worker takes a few hundred milliseconds to start.
+    while (slots.size < size) spawn();
     for (const slot of slots) if (!slot.active) return slot;
-    return slots.size < size ? spawn() : undefined;
+    return undefined;
   };
 
   function dispatch(): void {

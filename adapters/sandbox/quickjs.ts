@@ -64,6 +64,12 @@ export interface QuickJsCodeRunnerOptions {
    * cannot reach the signal while user code holds the thread, so it sets shared memory instead.
    */
   interruptRequested?: () => boolean;
+  /**
+   * Make the next run's runtime and context as soon as a run has answered, and dispose of the
+   * finished one then too, so neither is on the next run's path. For a thread that does nothing
+   * else (a pool worker); each run still gets a runtime and context of its own.
+   */
+  prepareAhead?: boolean;
 }
 
 const defaultHeapLimitInBytes = 256 * 1024 * 1024;
@@ -251,18 +257,26 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
     maxFetches: options.maxFetchesPerRun ?? defaultMaxFetchesPerRun,
     maxResponseBytes: options.maxFetchResponseBytes ?? defaultMaxFetchResponseBytes,
   };
+  let prepared: Sandbox | undefined;
+  const take = (loaded: LoadedModule): Sandbox => {
+    const ready = prepared;
+    prepared = undefined;
+    if (ready?.loaded === loaded) return ready;
+    if (ready) release(ready);
+    return newSandbox(loaded);
+  };
   return {
     async run(request: CodeRunRequest): Promise<CodeRunResult> {
       const loading = loadModule(heapLimitInBytes);
-      const { module, heapIsFull } = loading instanceof Promise ? await loading : loading;
-      let runtime: QuickJSRuntime | undefined;
+      const loaded = loading instanceof Promise ? await loading : loading;
+      let sandbox: Sandbox | undefined;
       try {
-        runtime = module.newRuntime();
+        sandbox = take(loaded);
         return await runInRuntime(
-          runtime,
+          sandbox,
           request,
           maxStdoutInBytes,
-          heapIsFull,
+          loaded.heapIsFull,
           fetchLimits,
           options.interruptRequested,
         );
@@ -274,18 +288,56 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
           `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       } finally {
-        try {
-          runtime?.dispose();
-        } catch {
-          // A module that failed may not be able to free; it has been dropped from the cache above.
+        const finished = sandbox;
+        if (!options.prepareAhead) {
+          if (finished) release(finished);
+        } else {
+          // After the answer has gone out: the caller awaits this run's promise, not this work.
+          setImmediate(() => {
+            if (finished) release(finished);
+            const next = loadedModules.get(heapLimitInBytes);
+            if (next && !prepared) {
+              try {
+                prepared = newSandbox(next);
+              } catch {
+                // The next run makes its own and reports what fails.
+              }
+            }
+          });
         }
       }
     },
   };
 }
 
+/** A runtime and its one context: what each run gets fresh. */
+interface Sandbox {
+  loaded: LoadedModule;
+  runtime: QuickJSRuntime;
+  vm: QuickJSContext;
+}
+
+function newSandbox(loaded: LoadedModule): Sandbox {
+  const runtime = loaded.module.newRuntime();
+  try {
+    return { loaded, runtime, vm: runtime.newContext() };
+  } catch (error) {
+    runtime.dispose();
+    throw error;
+  }
+}
+
+function release(sandbox: Sandbox): void {
+  try {
+    sandbox.vm.dispose();
+    sandbox.runtime.dispose();
+  } catch {
+    // A module that failed may not be able to free; it has been dropped from the cache.
+  }
+}
+
 async function runInRuntime(
-  runtime: QuickJSRuntime,
+  { runtime, vm }: Sandbox,
   request: CodeRunRequest,
   maxStdoutInBytes: number,
   heapIsFull: () => boolean,
@@ -334,7 +386,6 @@ async function runInRuntime(
     return undefined;
   };
 
-  const vm = runtime.newContext();
   const timers = new Map<number, Timer>();
   const owned: QuickJSHandle[] = [];
   const fetches: HostFetches = { deferreds: new Set(), work: new Set(), closed: false };
@@ -470,7 +521,6 @@ async function runInRuntime(
     for (const deferred of fetches.deferreds) if (deferred.alive) deferred.dispose();
     for (const timer of timers.values()) timer.callback.dispose();
     for (const handle of owned.reverse()) if (handle.alive) handle.dispose();
-    vm.dispose();
   }
 }
 

@@ -29,6 +29,7 @@ function serve(port: MessagePort, data: SandboxWorkerData): void {
     maxFetchesPerRun: data.maxFetchesPerRun,
     maxFetchResponseBytes: data.maxFetchResponseBytes,
     interruptRequested: () => Atomics.load(interrupt, 0) === currentRunId,
+    prepareAhead: true,
   });
   const fetches = new Map<number, PendingFetch>();
   let lastFetchId = 0;

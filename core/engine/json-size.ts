@@ -8,6 +8,8 @@
  * it uses an explicit stack, so deeply nested values cannot overflow the call stack.
  */
 export function jsonSizeInBytes(value: unknown, stopAboveBytes = Number.POSITIVE_INFINITY): number {
+  // Most block outputs are a string or a number: no stack for them.
+  if (typeof value === 'string') return value.length + 2;
   let size = 0;
   const pending: unknown[] = [value];
   while (pending.length > 0 && size <= stopAboveBytes) {

@@ -33,7 +33,7 @@ import {
   resolveValue,
 } from './references';
 import { type GraphIndex, indexGraph, type ScopeIndex, topLevel } from './scopes';
-import { spanInput, spanValue } from './span-values';
+import { omittedNote, spanInput, spanValue } from './span-values';
 import type {
   CostSummary,
   EngineDeps,
@@ -737,13 +737,16 @@ export class Scheduler {
     input: Record<string, unknown> | undefined,
     children?: TraceSpan[],
   ): void {
-    const oversized = this.oversizedOutput(outcome.output);
-    if (oversized) {
-      this.fail(frame, id, oversized, startedAt, input, { children });
+    // One measurement serves both caps: the block's, and what its span may show.
+    const { maxBlockOutputBytes, maxSpanValueBytes } = this.limits;
+    const outputBytes = jsonSizeInBytes(outcome.output, maxBlockOutputBytes);
+    if (outputBytes > maxBlockOutputBytes) {
+      const message = `Output is larger than ${formatBytes(maxBlockOutputBytes)}, the limit of one block's output (MAX_BLOCK_OUTPUT_BYTES)`;
+      this.fail(frame, id, message, startedAt, input, { children });
       return;
     }
     const span = this.nextSpan(frame, id, startedAt, 'success', input);
-    span.output = spanValue(outcome.output, this.limits.maxSpanValueBytes);
+    span.output = outputBytes > maxSpanValueBytes ? omittedNote(maxSpanValueBytes) : outcome.output;
     if (children) span.children = children;
     const block = this.settleState(frame, id, 'done');
     block.output = outcome.output;
@@ -767,13 +770,6 @@ export class Scheduler {
       selected ? (handle) => selected.includes(handle) : (handle) => handle !== 'error',
     );
     this.check(frame);
-  }
-
-  /** Why a block's output cannot be kept (it is over the cap), or undefined when it can. */
-  private oversizedOutput(output: unknown): string | undefined {
-    const cap = this.limits.maxBlockOutputBytes;
-    if (jsonSizeInBytes(output, cap) <= cap) return undefined;
-    return `Output is larger than ${formatBytes(cap)}, the limit of one block's output (MAX_BLOCK_OUTPUT_BYTES)`;
   }
 
   /**
