@@ -71,6 +71,12 @@ export class PayloadTooLargeError extends ServiceError {
   }
 }
 
+export class UnsupportedMediaTypeError extends ServiceError {
+  constructor(message: string, options?: ServiceErrorOptions) {
+    super(message, 415, 'UNSUPPORTED_MEDIA_TYPE', options);
+  }
+}
+
 export class UsageLimitExceededError extends ServiceError {
   constructor(message = 'Usage limit exceeded', options?: ServiceErrorOptions) {
     super(message, 402, 'USAGE_LIMIT_EXCEEDED', options);

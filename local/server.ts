@@ -22,6 +22,11 @@ interface CompiledRoute {
 
 /** API Gateway refuses payloads over 10 MB; reading stops a little above so the handler can say 413. */
 const maxRequestBytes = 10 * 1024 * 1024 + 1024;
+/**
+ * A body over the limit is read to its end and dropped, so the connection can carry the next
+ * request; one this much larger is not worth reading: the 413 closes the connection instead.
+ */
+const maxDrainedBytes = 4 * maxRequestBytes;
 
 export function compilePath(path: string): { pattern: RegExp; parameterNames: string[] } {
   const parameterNames: string[] = [];
@@ -46,6 +51,13 @@ export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
   );
 }
 
+/** A path parameter whose percent-encoding is malformed (`%`, `%E0%A4%A`) is the caller's error. */
+class MalformedPathParameter extends Error {
+  constructor(readonly parameter: string) {
+    super(`Invalid path parameter "${parameter}": malformed percent-encoding`);
+  }
+}
+
 function findRoute(compiled: CompiledRoute[], method: string, path: string) {
   let pathMatched = false;
   for (const candidate of compiled) {
@@ -54,22 +66,43 @@ function findRoute(compiled: CompiledRoute[], method: string, path: string) {
     pathMatched = true;
     if (candidate.route.method !== method) continue;
     const pathParameters = Object.fromEntries(
-      candidate.parameterNames.map((name, index) => [name, decodeURIComponent(match[index + 1])]),
+      candidate.parameterNames.map((name, index) => {
+        try {
+          return [name, decodeURIComponent(match[index + 1])];
+        } catch {
+          throw new MalformedPathParameter(name);
+        }
+      }),
     );
     return { candidate, pathParameters };
   }
   return { pathMatched };
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer | 'too large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxRequestBytes) return 'too large';
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+type Body = Buffer | 'too large' | 'far too large';
+
+/**
+ * Reads the body up to the limit. Past it the rest is read and dropped (the client is still
+ * sending it, and the connection must be free for its next request), up to a point past which the
+ * connection is not worth keeping.
+ */
+function readBody(request: IncomingMessage): Promise<Body> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxRequestBytes) chunks.push(chunk);
+      else if (size > maxDrainedBytes) {
+        request.off('data', onData);
+        request.pause();
+        resolve('far too large');
+      }
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(size > maxRequestBytes ? 'too large' : Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
 }
 
 export function toEvent(
@@ -166,7 +199,10 @@ export async function startLocalServer(options: {
   const compiled = await loadRoutes(options.root);
   const server = createServer(async (request, response) => {
     try {
-      const url = new URL(request.url ?? '/', 'http://localhost');
+      const url = URL.canParse(request.url ?? '/', 'http://localhost')
+        ? new URL(request.url ?? '/', 'http://localhost')
+        : undefined;
+      if (!url) return sendJson(response, 400, { error: 'Malformed request URL', code: 'VALIDATION_ERROR' });
       const found = findRoute(compiled, request.method ?? 'GET', url.pathname);
       if (!('candidate' in found) || !found.candidate) {
         const status = found.pathMatched ? 405 : 404;
@@ -174,7 +210,9 @@ export async function startLocalServer(options: {
         return sendJson(response, status, { error: `No route for ${request.method} ${url.pathname}`, code });
       }
       const body = await readBody(request);
-      if (body === 'too large') {
+      if (body === 'too large' || body === 'far too large') {
+        // The unread rest of a far too large body would be taken for the next request.
+        if (body === 'far too large') response.setHeader('connection', 'close');
         return sendJson(response, 413, {
           error: 'Request body is larger than 10 MB',
           code: 'PAYLOAD_TOO_LARGE',
@@ -185,7 +223,11 @@ export async function startLocalServer(options: {
       const result = await handler(event, lambdaContext(route, (route.timeoutInSeconds ?? 10) * 1000));
       response.writeHead(result.statusCode, result.headers as Record<string, string>);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
-    } catch {
+    } catch (error) {
+      if (error instanceof MalformedPathParameter && !response.headersSent) {
+        request.resume();
+        return sendJson(response, 400, { error: error.message, code: 'VALIDATION_ERROR' });
+      }
       // Handlers answer their own errors; reaching here means the handler itself broke.
       if (!response.headersSent)
         sendJson(response, 500, { error: 'Internal server error', code: 'INTERNAL_ERROR' });

@@ -7,14 +7,15 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod';
 import { findRoute, type RouteDefinition, type RouteId, type routes } from '../../catalog/routes';
-import { InvalidJsonError, PayloadTooLargeError, ValidationError } from '../../core/errors';
+import { ValidationError } from '../../core/errors';
 import { authenticate, type Principal } from '../../core/identity/service';
 import { identityDeps } from '../wiring/identity';
 import { requireAdminKey } from './admin-key';
 import { logger, withInvocationLogger } from './logger';
+import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
 
-export const maxJsonBodyInBytes = 10 * 1024 * 1024;
+export { maxJsonBodyInBytes, parseJsonBody } from './json-body';
 
 type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
 type Part<R, K extends string> = R extends { request: infer Q }
@@ -46,7 +47,9 @@ export function httpRoute<Id extends RouteId>(
       const input = {
         params: validate(route.request?.params, event.pathParameters ?? {}, 'path parameter'),
         query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
-        body: route.request?.body ? validate(route.request.body, parseJsonBody(event), 'body') : undefined,
+        body: route.request?.body
+          ? validate(route.request.body, jsonBodyOf(event, headers), 'body')
+          : undefined,
         principal,
         headers,
         event,
@@ -75,24 +78,18 @@ async function authorize(
   return undefined;
 }
 
+function jsonBodyOf(event: APIGatewayProxyEvent, headers: Record<string, string>): unknown {
+  if (event.body !== null && event.body !== undefined && event.body !== '') {
+    requireJsonContentType(headers['content-type']);
+  }
+  return parseJsonBody(event);
+}
+
 export function lowercaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {}))
     if (value !== undefined) result[name.toLowerCase()] = value;
   return result;
-}
-
-export function parseJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): unknown {
-  if (event.body === null || event.body === undefined || event.body === '') return {};
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(text) > maxJsonBodyInBytes) {
-    throw new PayloadTooLargeError(`Request body is larger than ${maxJsonBodyInBytes / 1024 / 1024} MB`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InvalidJsonError(`Request body is not valid JSON: ${(error as Error).message}`);
-  }
 }
 
 export function validate<T extends z.ZodType | undefined>(schema: T, value: unknown, where: string): unknown {

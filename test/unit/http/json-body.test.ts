@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import {
+  maxJsonDepth,
+  nestsDeeperThan,
+  parseJsonBody,
+  requireJsonContentType,
+} from '../../../functions/http/json-body';
+
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+describe('nestsDeeperThan', () => {
+  it('counts the nesting of objects and arrays', () => {
+    expect(nestsDeeperThan('{"a":[{"b":[1]}]}', 4)).toBe(false);
+    expect(nestsDeeperThan('{"a":[{"b":[1]}]}', 3)).toBe(true);
+  });
+
+  it('ignores brackets inside strings, escaped quotes included', () => {
+    expect(nestsDeeperThan(JSON.stringify({ text: '[[[[{{{{ \\" [[[[' }), 1)).toBe(false);
+  });
+
+  it('finds a body nested 5,000 levels deep without recursion', () => {
+    expect(nestsDeeperThan(nested(5000), maxJsonDepth)).toBe(true);
+  });
+});
+
+describe('parseJsonBody', () => {
+  it('reads a body nested exactly to the limit', () => {
+    expect(parseJsonBody({ body: nested(maxJsonDepth), isBase64Encoded: false })).toBeInstanceOf(Array);
+  });
+
+  it('refuses a body nested beyond the limit with 400 INVALID_JSON naming the limit', () => {
+    expect(() => parseJsonBody({ body: nested(maxJsonDepth + 1), isBase64Encoded: false })).toThrow(
+      expect.objectContaining({
+        statusCode: 400,
+        code: 'INVALID_JSON',
+        message: 'Request body is nested deeper than 100 levels',
+      }),
+    );
+  });
+
+  it('shows the parser message for invalid JSON', () => {
+    expect(() => parseJsonBody({ body: '{"a":', isBase64Encoded: false })).toThrow(
+      expect.objectContaining({
+        statusCode: 400,
+        message: expect.stringMatching(/^Request body is not valid JSON: /),
+      }),
+    );
+  });
+});
+
+describe('requireJsonContentType', () => {
+  it('accepts application/json with parameters, +json types, and no type at all', () => {
+    for (const type of [
+      'application/json',
+      'Application/JSON; charset=utf-8',
+      'application/merge-patch+json',
+      undefined,
+      '',
+    ]) {
+      expect(() => requireJsonContentType(type)).not.toThrow();
+    }
+  });
+
+  it('refuses text, XML, form and binary bodies with 415', () => {
+    for (const type of [
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'application/octet-stream',
+      'application/jsonp',
+    ]) {
+      expect(() => requireJsonContentType(type)).toThrow(
+        expect.objectContaining({ statusCode: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }),
+      );
+    }
+  });
+});
