@@ -4,6 +4,7 @@
  * queue snapshot would simply be overwritten). The lock is a file holding the owner's process id; a
  * lock left by a process that no longer runs (killed, crashed) is taken over.
  */
+import { readFileSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -37,8 +38,22 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A killed process whose parent died with it stays a zombie until init reaps it, which some
+ * container inits do late or never. It holds no files (its LevelDB lock is gone), so a restart right
+ * after a kill must not take it for the running owner of the data dir. Linux only; elsewhere no.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
