@@ -38,7 +38,8 @@ function freePort(): Promise<number> {
 /** `npm start` as a user runs it, in a process group of its own so that the kill takes all of it. */
 async function startService(dataDir: string): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+  // What `npm start` runs: the tsx command line, which starts the service in a child process.
+  const child = spawn(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), 'local/main.ts'], {
     cwd: repoRoot,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
