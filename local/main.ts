@@ -8,6 +8,7 @@ const service = await startLocalService({
   dataDir: process.env.DATA_DIR ?? '.data',
   port: Number(process.env.PORT ?? 3000),
   host: process.env.HOST,
+  keyFiles: { environment: process.env.ENVIRONMENT_KEY_FILE },
 });
 const demo = await ensureDemoData(service.dataDir, service.url, service.adminKey);
 const readyInMs = Date.now() - startedAt;
@@ -18,6 +19,7 @@ const lines = [
   `Admin key (x-admin-key): ${service.adminKey}`,
   `Demo API key (x-api-key): ${demo.apiKey}`,
   `Demo workspace: ${demo.workspaceId}`,
+  `Key of stored secrets: ${process.env.ENVIRONMENT_KEY_FILE} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
   '',
   'Try:',
   `  curl ${service.url}/api/health`,

@@ -14,7 +14,7 @@ import { withInvocationLogger } from '../functions/http/logger';
 import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
-import { applyEnv, startLocalStack } from './stack';
+import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
 import { createLocalExecutionStarter } from './stack/step-functions';
 import { type LocalServer, startLocalServer } from './server';
 
@@ -31,6 +31,8 @@ export interface LocalServiceOptions {
    * where test servers listen. Everything else stays refused; `npm start` never sets it.
    */
   allowLoopbackOutbound?: boolean;
+  /** Key files outside the data dir (see the local stack); `npm start` takes them from ENVIRONMENT_KEY_FILE. */
+  keyFiles?: LocalStackOptions['keyFiles'];
 }
 
 export interface LocalService {
@@ -55,7 +57,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const adminKey = await adminKeyFor(dataDir, options.adminKey ?? process.env.ADMIN_API_KEY);
   process.env.ADMIN_API_KEY = adminKey;
   forgetAdminKey();
-  const stack = await startLocalStack({ dataDir });
+  const stack = await startLocalStack({ dataDir, keyFiles: options.keyFiles });
   applyEnv(stack.env);
   // Each task gets its own logger, as each Lambda invocation would.
   const starter = createLocalExecutionStarter({

@@ -4,8 +4,9 @@
  * - DynamoDB: dynalite on LevelDB (`<dataDir>/dynamodb`)
  * - S3: s3rver (`<dataDir>/s3`)
  * - SQS: fauxqs with a durable snapshot (`<dataDir>/sqs`, see ./sqs.ts)
- * - KMS: a key file per catalogue key (`<dataDir>/secrets.key`: 32 random bytes, mode 0600), made on
- *   first start and kept; its path goes in the key's local variable (`ENVIRONMENT_KEY_FILE`)
+ * - KMS: a key file per catalogue key (`<dataDir>/secrets.key` unless `keyFiles` puts it elsewhere:
+ *   32 random bytes, mode 0600), made on first start and kept; its path goes in the key's local
+ *   variable (`ENVIRONMENT_KEY_FILE`)
  *
  * The catalogue's tables, buckets and queues are created through the real AWS SDK clients, with the
  * local physical names (table = catalogue key, bucket = catalogue key, queue = catalogue key plus a
@@ -13,7 +14,7 @@
  * Step Functions endpoint; the state machine ARNs in `env` only name the local machines.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -34,6 +35,11 @@ export interface LocalStackOptions {
   dataDir: string;
   /** Loopback address to listen on (default 127.0.0.1); ports are ephemeral. */
   host?: string;
+  /**
+   * Key files kept outside the data dir, by catalogue key name: a copy of the data dir then holds
+   * the encrypted secrets without the key that opens them.
+   */
+  keyFiles?: Partial<Record<keyof typeof keys, string>>;
 }
 
 export interface LocalStack {
@@ -121,8 +127,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const [name, queue] of Object.entries(queues)) env[queue.envVar] = queueUrls[name];
     for (const [name, machine] of Object.entries(stateMachines))
       env[machine.envVar] = localStateMachineArn(name);
-    for (const key of Object.values(keys)) {
-      const path = join(dataDir, key.local.fileName);
+    for (const [name, key] of Object.entries(keys) as Array<
+      [keyof typeof keys, (typeof keys)[keyof typeof keys]]
+    >) {
+      const path = options.keyFiles?.[name] || join(dataDir, key.local.fileName);
+      await mkdir(dirname(path), { recursive: true });
       await ensureLocalKeyFile(path);
       env[key.local.envVar] = path;
     }
