@@ -112,16 +112,17 @@ export function toEvent(
   pathParameters: Record<string, string>,
   body: Buffer,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Without a prototype: a header or query parameter may be called `valueOf` or `__proto__`.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
     headers[name] = values.join(',');
     multiValueHeaders[name] = values;
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [name, value] of url.searchParams) {
     query[name] = value;
     multiQuery[name] = [...(multiQuery[name] ?? []), value];

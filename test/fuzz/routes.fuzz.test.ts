@@ -102,7 +102,11 @@ function validIdsFor(route: RouteDefinition, name: string): string[] {
 const workspacePlaceholder = '<workspace>';
 
 const query = fc.dictionary(
-  fc.oneof(fc.constantFrom('workspaceId', 'userId', 'limit', 'cursor', 'name'), fc.string({ maxLength: 10 })),
+  fc.oneof(
+    fc.constantFrom('workspaceId', 'userId', 'limit', 'cursor', 'name'),
+    fc.constantFrom('__proto__', 'constructor', 'valueOf', 'toString', 'hasOwnProperty'),
+    fc.string({ maxLength: 10 }),
+  ),
   fc.oneof(hostileText, fc.constant(workspacePlaceholder)),
   { maxKeys: 4 },
 );

@@ -178,6 +178,16 @@ describe('bad input', () => {
     },
   );
 
+  it('answers query parameters named like object members as any other', async () => {
+    const names = ['__proto__', 'constructor', 'valueOf', 'toString', 'hasOwnProperty'];
+    for (const name of names) {
+      const answer = await request(service.get().url, 'GET', `/api/workspaces?${name}=x&${name}=y`, {
+        headers: { 'x-api-key': 'sk-not-a-key' },
+      });
+      expect(answer.status, name).toBe(401);
+    }
+  });
+
   it('reads a body sent without a Content-Type as JSON', async () => {
     const response = await fetch(`${service.get().url}/api/v1/admin/users`, {
       method: 'POST',
