@@ -20,7 +20,9 @@ async function tempDir(): Promise<string> {
 
 /** A process that has exited but is not reaped: its parent (`sleep`) never waits for it. */
 async function zombiePid(): Promise<number> {
-  const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 30'], {
+  // The child exits once its parent has become `sleep`: a shell would still have reaped it.
+  const child = "sh -c 'until grep -q ^sleep /proc/$PPID/comm; do sleep 0.01; done'";
+  const parent = spawn('sh', ['-c', `${child} & echo $!; exec sleep 30`], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   cleanups.push(async () => parent.kill('SIGKILL'));
