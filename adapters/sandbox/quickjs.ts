@@ -151,7 +151,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
     prepared = undefined;
     if (ready?.loaded === loaded) return ready;
     if (ready) release(ready);
-    return newSandbox(loaded);
+    return newSandbox(loaded, maxStdoutInBytes);
   };
   return {
     async run(request: CodeRunRequest): Promise<CodeRunResult> {
@@ -163,7 +163,6 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
         return await runInRuntime(
           sandbox,
           request,
-          maxStdoutInBytes,
           loaded.heapIsFull,
           fetchLimits,
           options.interruptRequested,
@@ -186,7 +185,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
             const next = loadedModules.get(heapLimitInBytes);
             if (next && !prepared) {
               try {
-                prepared = newSandbox(next);
+                prepared = newSandbox(next, maxStdoutInBytes);
               } catch {
                 // The next run makes its own and reports what fails.
               }
@@ -203,13 +202,55 @@ interface Sandbox {
   loaded: LoadedModule;
   runtime: QuickJSRuntime;
   vm: QuickJSContext;
+  /** Taken before user code runs; `json` also serves `fetch`. */
+  json: QuickJSHandle;
+  intrinsics: Intrinsics;
+  timers: Map<number, Timer>;
+  stdout: Stdout;
+  /** Handles the run must dispose of before the context. */
+  owned: QuickJSHandle[];
 }
 
-function newSandbox(loaded: LoadedModule): Sandbox {
+/** What `console` wrote in a run, capped. */
+interface Stdout {
+  lines: string[];
+  bytes: number;
+  truncated: boolean;
+}
+
+/** A runtime and context with the globals every run has (timers, `console`), ready for user code. */
+function newSandbox(loaded: LoadedModule, maxStdoutInBytes: number): Sandbox {
   const runtime = loaded.module.newRuntime();
+  let vm: QuickJSContext | undefined;
   try {
-    return { loaded, runtime, vm: runtime.newContext() };
+    vm = runtime.newContext();
+    const owned: QuickJSHandle[] = [];
+    const json = vm.getProp(vm.global, 'JSON');
+    owned.push(json);
+    const objectConstructor = vm.getProp(vm.global, 'Object');
+    owned.push(objectConstructor);
+    const intrinsics: Intrinsics = {
+      stringify: vm.getProp(json, 'stringify'),
+      freeze: vm.getProp(objectConstructor, 'freeze'),
+    };
+    owned.push(intrinsics.stringify, intrinsics.freeze);
+    const stdout: Stdout = { lines: [], bytes: 0, truncated: false };
+    const write = (line: string) => {
+      stdout.bytes += Buffer.byteLength(line) + 1;
+      if (stdout.bytes > maxStdoutInBytes) {
+        stdout.truncated = true;
+        stdout.lines.push('[output truncated]');
+        return;
+      }
+      stdout.lines.push(line);
+    };
+    const timers = new Map<number, Timer>();
+    // In the order the globals have always been created: code may list them.
+    installTimers(vm, timers);
+    installConsole(vm, intrinsics, owned, write, () => stdout.truncated);
+    return { loaded, runtime, vm, json, intrinsics, timers, stdout, owned };
   } catch (error) {
+    vm?.dispose();
     runtime.dispose();
     throw error;
   }
@@ -217,6 +258,9 @@ function newSandbox(loaded: LoadedModule): Sandbox {
 
 function release(sandbox: Sandbox): void {
   try {
+    // A context cannot be disposed of while handles into it live (a prepared sandbox never ran).
+    for (const timer of sandbox.timers.values()) if (timer.callback.alive) timer.callback.dispose();
+    for (const handle of sandbox.owned) if (handle.alive) handle.dispose();
     sandbox.vm.dispose();
     sandbox.runtime.dispose();
   } catch {
@@ -225,9 +269,8 @@ function release(sandbox: Sandbox): void {
 }
 
 async function runInRuntime(
-  { runtime, vm }: Sandbox,
+  { runtime, vm, json, intrinsics, timers, stdout, owned }: Sandbox,
   request: CodeRunRequest,
-  maxStdoutInBytes: number,
   heapIsFull: () => boolean,
   fetchLimits: FetchLimits,
   interruptRequested: (() => boolean) | undefined,
@@ -274,35 +317,9 @@ async function runInRuntime(
     return undefined;
   };
 
-  const timers = new Map<number, Timer>();
-  const owned: QuickJSHandle[] = [];
   const fetches: HostFetches = { deferreds: new Set(), work: new Set(), closed: false };
-  const stdout: string[] = [];
-  let stdoutBytes = 0;
-  let stdoutTruncated = false;
 
   try {
-    const write = (line: string) => {
-      stdoutBytes += Buffer.byteLength(line) + 1;
-      if (stdoutBytes > maxStdoutInBytes) {
-        stdoutTruncated = true;
-        stdout.push('[output truncated]');
-        return;
-      }
-      stdout.push(line);
-    };
-    const json = vm.getProp(vm.global, 'JSON');
-    owned.push(json);
-    const objectConstructor = vm.getProp(vm.global, 'Object');
-    owned.push(objectConstructor);
-    const intrinsics: Intrinsics = {
-      stringify: vm.getProp(json, 'stringify'),
-      freeze: vm.getProp(objectConstructor, 'freeze'),
-    };
-    owned.push(intrinsics.stringify, intrinsics.freeze);
-    // In the order the globals have always been created: code may list them.
-    installTimers(vm, timers);
-    installConsole(vm, intrinsics, owned, write, () => stdoutTruncated);
     if (request.http) {
       const reflect = vm.getProp(vm.global, 'Reflect');
       owned.push(reflect);
@@ -398,7 +415,7 @@ async function runInRuntime(
     try {
       return {
         result: resultOf(vm, value, intrinsics.stringify, fail, request.maxResultBytes),
-        stdout: formatStdout(stdout),
+        stdout: formatStdout(stdout.lines),
       };
     } finally {
       value.dispose();
