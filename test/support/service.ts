@@ -106,6 +106,22 @@ export function useLocalService(options: { allowLoopbackOutbound?: boolean } = {
   };
 }
 
+/** Creates a workflow with `state` in the tenant's workspace and deploys it; answers its id. */
+export async function deployedWorkflow(
+  tenant: Tenant,
+  state: WorkflowGraph = threeBlockGraph(),
+): Promise<string> {
+  const created = await tenant.call('POST', '/api/workflows', {
+    workspaceId: tenant.workspaceId,
+    name: 'Flow',
+    state,
+  });
+  if (created.status !== 201) throw new Error(`Workflow not created: ${JSON.stringify(created.body)}`);
+  const deployed = await tenant.call('POST', `/api/workflows/${created.body.data.id}/deploy`);
+  if (deployed.status !== 200) throw new Error(`Workflow not deployed: ${JSON.stringify(deployed.body)}`);
+  return created.body.data.id;
+}
+
 /** start(inputFormat) → function(code) → response(data): the smallest useful workflow. */
 export function threeBlockGraph(
   options: { code?: string; inputFormat?: unknown[]; data?: unknown; status?: number } = {},

@@ -3,9 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
 import { block, edge, graphOf } from '../../../core/engine/builders';
-import type { WorkflowGraph } from '../../../core/engine/types';
 import { type ModelServer, startOpenAiServer } from '../../support/model-servers';
-import { type Tenant, useLocalService } from '../../support/service';
+import { deployedWorkflow, useLocalService } from '../../support/service';
 
 // The guard lets loopback through for this service only, so blocks can reach the test servers.
 const service = useLocalService({ allowLoopbackOutbound: true });
@@ -28,24 +27,13 @@ afterAll(async () => {
   await new Promise((done) => api.close(done));
 });
 
-async function deploy(tenant: Tenant, state: WorkflowGraph): Promise<string> {
-  const { body } = await tenant.call('POST', '/api/workflows', {
-    workspaceId: tenant.workspaceId,
-    name: 'Flow',
-    state,
-  });
-  expect(body.data?.id, JSON.stringify(body)).toBeDefined();
-  await tenant.call('POST', `/api/workflows/${body.data.id}/deploy`);
-  return body.data.id;
-}
-
 describe('the complete engine through the HTTP API', () => {
   it('runs an agent through the guard with a key from the workspace environment, costing its tokens', async () => {
     const tenant = await service.get().newTenant('agent');
     await tenant.call('PUT', `/api/workspaces/${tenant.workspaceId}/environment/OPENAI_KEY`, {
       value: 'sk-test-secret-42',
     });
-    const id = await deploy(
+    const id = await deployedWorkflow(
       tenant,
       graphOf(
         [
@@ -99,7 +87,7 @@ describe('the complete engine through the HTTP API', () => {
       ...block('cell', 'function', 'Cell', { code: 'return <parallel.index> + 10;' }),
       parentId: 'fan',
     };
-    const id = await deploy(
+    const id = await deployedWorkflow(
       tenant,
       graphOf(
         [
@@ -143,7 +131,7 @@ describe('the complete engine through the HTTP API', () => {
 
   it('refuses an api block aimed at the cloud metadata address, failing the run with the reason', async () => {
     const tenant = await service.get().newTenant('guard');
-    const id = await deploy(
+    const id = await deployedWorkflow(
       tenant,
       graphOf(
         [

@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { block } from '../../../core/engine/builders';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
-import { type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+import { deployedWorkflow, threeBlockGraph, useLocalService } from '../../support/service';
 
 const service = useLocalService();
-
-async function deployed(tenant: Tenant, state = threeBlockGraph()): Promise<string> {
-  const { body } = await tenant.call('POST', '/api/workflows', {
-    workspaceId: tenant.workspaceId,
-    name: 'Flow',
-    state,
-  });
-  await tenant.call('POST', `/api/workflows/${body.data.id}/deploy`);
-  return body.data.id;
-}
 
 describe('synchronous execution', () => {
   it('answers the sync result with output, metadata and trace spans', async () => {
     const tenant = await service.get().newTenant('runner');
-    const id = await deployed(tenant);
+    const id = await deployedWorkflow(tenant);
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
     expect(answer.status).toBe(200);
     expect(answer.body.success).toBe(true);
@@ -43,7 +33,7 @@ describe('synchronous execution', () => {
 
   it('writes a log entry with trigger api, timing, cost and the deployed version', async () => {
     const tenant = await service.get().newTenant('runner');
-    const id = await deployed(tenant);
+    const id = await deployedWorkflow(tenant);
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
     const entry = await DynamoExecutionLogStore.fromEnv().getLogEntryByExecutionId(
       answer.body.metadata.executionId,
@@ -66,7 +56,7 @@ describe('synchronous execution', () => {
     const tenant = await service.get().newTenant('runner');
     const state = threeBlockGraph({ status: 201 });
     state.blocks.respond.config.headers = { 'x-made-by': 'workflow' };
-    const id = await deployed(tenant, state);
+    const id = await deployedWorkflow(tenant, state);
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
     expect(answer.status).toBe(201);
     expect(answer.headers.get('x-made-by')).toBe('workflow');
@@ -74,7 +64,7 @@ describe('synchronous execution', () => {
 
   it('coerces input to the Start block types', async () => {
     const tenant = await service.get().newTenant('runner');
-    const id = await deployed(
+    const id = await deployedWorkflow(
       tenant,
       threeBlockGraph({
         inputFormat: [{ name: 'n', type: 'number', required: true }],
@@ -87,7 +77,7 @@ describe('synchronous execution', () => {
 
   it('refuses a missing required input field with 400 naming it', async () => {
     const tenant = await service.get().newTenant('runner');
-    const id = await deployed(tenant);
+    const id = await deployedWorkflow(tenant);
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, {});
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe('VALIDATION_ERROR');
@@ -96,7 +86,7 @@ describe('synchronous execution', () => {
 
   it('refuses input of the wrong type with 400 naming the field', async () => {
     const tenant = await service.get().newTenant('runner');
-    const id = await deployed(
+    const id = await deployedWorkflow(
       tenant,
       threeBlockGraph({ inputFormat: [{ name: 'age', type: 'number', required: true }], code: 'return 1;' }),
     );
@@ -107,7 +97,7 @@ describe('synchronous execution', () => {
 
   it('refuses a body that is not JSON with 400 INVALID_JSON', async () => {
     const tenant = await service.get().newTenant('runner');
-    const id = await deployed(tenant);
+    const id = await deployedWorkflow(tenant);
     const response = await fetch(`${service.get().url}/api/workflows/${id}/execute`, {
       method: 'POST',
       headers: { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' },
@@ -137,7 +127,7 @@ describe('synchronous execution', () => {
 
   it('answers a failing run with 500 EXECUTION_ERROR, success false and the error, and logs it as error', async () => {
     const tenant = await service.get().newTenant('runner');
-    const id = await deployed(tenant, threeBlockGraph({ code: 'return missingThing.value;' }));
+    const id = await deployedWorkflow(tenant, threeBlockGraph({ code: 'return missingThing.value;' }));
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'x' });
     expect(answer.status).toBe(500);
     expect(answer.body).toMatchObject({ success: false, code: 'EXECUTION_ERROR' });
@@ -153,7 +143,7 @@ describe('synchronous execution', () => {
     const tenant = await service.get().newTenant('runner');
     const state = threeBlockGraph({ code: 'while (true) {}' });
     state.blocks.shout.config.timeoutMs = 200;
-    const id = await deployed(tenant, state);
+    const id = await deployedWorkflow(tenant, state);
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'x' });
     expect(answer.status).toBe(500);
     expect(answer.body.error).toMatch(/timed out/i);
@@ -181,7 +171,7 @@ describe('synchronous execution', () => {
       loops: {},
       parallels: {},
     };
-    const id = await deployed(tenant, state);
+    const id = await deployedWorkflow(tenant, state);
     expect((await tenant.call('POST', `/api/workflows/${id}/execute`, { n: 500 })).body.output).toEqual({
       size: 'big',
     });

@@ -5,7 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
 
 // The ceiling of a function's time limit, lowered so that the tests below take seconds, not minutes.
 process.env.FUNCTION_MAX_TIMEOUT_MS = '2000';
@@ -13,16 +13,10 @@ process.env.FUNCTION_MAX_TIMEOUT_MS = '2000';
 const service = useLocalService();
 const megabyte = 1024 * 1024;
 
-async function deployed(tenant: Tenant, code: string, timeoutMs?: number): Promise<string> {
+function deployed(tenant: Tenant, code: string, timeoutMs?: number): Promise<string> {
   const state = threeBlockGraph({ code, inputFormat: [], data: '<shout.result>' });
   if (timeoutMs !== undefined) state.blocks.shout.config.timeoutMs = timeoutMs;
-  const { body } = await tenant.call('POST', '/api/workflows', {
-    workspaceId: tenant.workspaceId,
-    name: 'Flow',
-    state,
-  });
-  await tenant.call('POST', `/api/workflows/${body.data.id}/deploy`);
-  return body.data.id;
+  return deployedWorkflow(tenant, state);
 }
 
 /** Calls /api/health back to back until `done` settles; resolves to the slowest answer's time. */
