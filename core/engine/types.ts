@@ -135,7 +135,7 @@ export interface CodeRunRequest {
   memoryLimitInBytes: number;
   /** Aborted when the run no longer needs the result (the run failed or ended, or its branch was cancelled). */
   signal?: AbortSignal;
-  /** A result larger than this, as JSON, fails the run before it leaves the sandbox. */
+  /** A result larger than this, as JSON, fails the block before it leaves the sandbox. */
   maxResultBytes?: number;
 }
 

@@ -15,8 +15,6 @@ import { logger, withInvocationLogger } from './logger';
 import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
 
-export { maxJsonBodyInBytes, parseJsonBody } from './json-body';
-
 type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
 type Part<R, K extends string> = R extends { request: infer Q }
   ? K extends keyof Q

@@ -24,6 +24,22 @@ describe('nestsDeeperThan', () => {
 });
 
 describe('parseJsonBody', () => {
+  it('reads an empty body as an empty object', () => {
+    expect(parseJsonBody({ body: null, isBase64Encoded: false })).toEqual({});
+  });
+
+  it('decodes a base64 body', () => {
+    const body = Buffer.from('{"a":1}').toString('base64');
+    expect(parseJsonBody({ body, isBase64Encoded: true })).toEqual({ a: 1 });
+  });
+
+  it('refuses a body over 10 MB with 413', () => {
+    const body = JSON.stringify({ a: 'x'.repeat(10 * 1024 * 1024) });
+    expect(() => parseJsonBody({ body, isBase64Encoded: false })).toThrow(
+      expect.objectContaining({ statusCode: 413 }),
+    );
+  });
+
   it('reads a body nested exactly to the limit', () => {
     expect(parseJsonBody({ body: nested(maxJsonDepth), isBase64Encoded: false })).toBeInstanceOf(Array);
   });

@@ -4,7 +4,7 @@ import { ServiceError, ValidationError } from '../../../core/errors';
 import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
 import { logger, withInvocationLogger } from '../../../functions/http/logger';
 import { errorResponse } from '../../../functions/http/responses';
-import { httpRoute, parseJsonBody } from '../../../functions/http/route';
+import { httpRoute } from '../../../functions/http/route';
 
 const context = {
   functionName: 'test',
@@ -116,24 +116,6 @@ describe('errorResponse', () => {
     const response = errorResponse(new ServiceError('database password is hunter2', 503, 'UNAVAILABLE'));
     expect(response.statusCode).toBe(500);
     expect(JSON.stringify(response.body)).not.toContain('hunter2');
-  });
-});
-
-describe('parseJsonBody', () => {
-  it('reads an empty body as an empty object', () => {
-    expect(parseJsonBody({ body: null, isBase64Encoded: false })).toEqual({});
-  });
-
-  it('decodes a base64 body', () => {
-    const body = Buffer.from('{"a":1}').toString('base64');
-    expect(parseJsonBody({ body, isBase64Encoded: true })).toEqual({ a: 1 });
-  });
-
-  it('refuses a body over 10 MB with 413', () => {
-    const body = JSON.stringify({ a: 'x'.repeat(10 * 1024 * 1024) });
-    expect(() => parseJsonBody({ body, isBase64Encoded: false })).toThrow(
-      expect.objectContaining({ statusCode: 413 }),
-    );
   });
 });
 
