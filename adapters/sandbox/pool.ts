@@ -7,8 +7,10 @@
  *   answered `terminateGraceInMs` later (stuck where the handler is not called) is terminated and
  *   replaced. A run waits in the queue at most its own time limit.
  * - Memory: each worker has its own WebAssembly heap with a hard ceiling and V8 resource limits. A
- *   heap never shrinks, so a worker whose heap grew past `recycleHeapAboveBytes`, or whose run ran
- *   out of memory, is retired and its memory given back.
+ *   worker runs one function at a time, so its heap ceiling is that run's real memory cap: the
+ *   sandbox's own sampling of memory use only runs between instructions, and a loop of a few large
+ *   allocations can outpace it. A heap never shrinks, so a worker whose heap grew past
+ *   `recycleHeapAboveBytes`, or whose run ran out of memory, is retired and its memory given back.
  * - Cancellation: the run's signal sets a word in memory shared with the worker, which its
  *   interrupt handler reads even while user code loops.
  * - `fetch` in the sandbox is answered here, on the main thread, by the request's HTTP client (the
@@ -35,9 +37,12 @@ export interface SandboxPoolOptions {
   maxQueuedRuns?: number;
   /** How long past its time limit a worker may take to stop before it is terminated (default 1 s). */
   terminateGraceInMs?: number;
-  /** A worker whose WebAssembly heap grew beyond this is replaced after its run (default 96 MB). */
+  /** A worker whose WebAssembly heap grew beyond this is replaced after its run (default 64 MB). */
   recycleHeapAboveBytes?: number;
-  /** Ceiling of each worker's WebAssembly heap (default 256 MB). */
+  /**
+   * Ceiling of each worker's WebAssembly heap (default 96 MB): a run's memory limit plus room for
+   * the runtime itself and the next run's prepared sandbox.
+   */
   heapLimitInBytes?: number;
   /** V8 heap of each worker, in MB (default 128): what the host side of a run may use. */
   workerHeapLimitInMb?: number;
@@ -86,7 +91,8 @@ interface Slot {
 
 const defaultMaxQueuedRuns = 1000;
 const defaultTerminateGraceInMs = 1000;
-const defaultRecycleHeapAboveBytes = 96 * 1024 * 1024;
+const defaultRecycleHeapAboveBytes = 64 * 1024 * 1024;
+const defaultHeapLimitInBytes = 96 * 1024 * 1024;
 const defaultWorkerHeapLimitInMb = 128;
 
 /**
@@ -115,7 +121,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const workerHeapLimitInMb = options.workerHeapLimitInMb ?? defaultWorkerHeapLimitInMb;
   const workerData: Omit<SandboxWorkerData, 'interrupt'> = {
     role: sandboxWorkerRole,
-    heapLimitInBytes: options.heapLimitInBytes,
+    heapLimitInBytes: options.heapLimitInBytes ?? defaultHeapLimitInBytes,
     maxStdoutInBytes: options.maxStdoutInBytes,
     maxFetchesPerRun: options.maxFetchesPerRun,
     maxFetchResponseBytes: options.maxFetchResponseBytes,

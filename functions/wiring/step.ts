@@ -5,7 +5,10 @@ import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { createModelGateway } from '../../adapters/models/gateway';
 import { createSandboxPool, type SandboxPool } from '../../adapters/sandbox/pool';
 import type { EngineDeps, HttpClient } from '../../core/engine/types';
-import { defaultFunctionMaxTimeoutInMs } from '../../core/engine/blocks/function';
+import {
+  defaultFunctionMaxTimeoutInMs,
+  defaultFunctionMemoryLimitInBytes,
+} from '../../core/engine/blocks/function';
 import { loadEnvironment } from '../../core/environment/service';
 import type { StepDeps } from '../../core/executions/service';
 import { pricingTableFrom } from '../../core/models/pricing';
@@ -49,7 +52,11 @@ function engineDeps(): EngineDeps {
   if (engine) return engine;
   // Production always uses the strict guard; only the local test service may override it.
   const http: HttpClient = overrides.http ?? createGuardedHttpClient({ maxRedirects: 5 });
-  sandbox = createSandboxPool({ size: positiveIntegerFromEnv('SANDBOX_WORKERS') });
+  sandbox = createSandboxPool({
+    size: positiveIntegerFromEnv('SANDBOX_WORKERS'),
+    // A run's memory limit, plus room for the runtime and the next run's prepared sandbox.
+    heapLimitInBytes: defaultFunctionMemoryLimitInBytes + 32 * 1024 * 1024,
+  });
   engine = {
     ...engineSettings(),
     codeRunner: sandbox,

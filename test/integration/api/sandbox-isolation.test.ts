@@ -89,7 +89,7 @@ describe('sandbox isolation', () => {
     const before = process.memoryUsage().rss;
     const id = await deployed(
       tenant,
-      'const parts = []; while (true) parts.push("x".repeat(1 << 20) + parts.length);',
+      'const parts = []; while (true) parts.push(new Uint8Array(16 * 1024 * 1024));',
     );
 
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, {});
