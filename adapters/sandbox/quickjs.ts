@@ -1,3 +1,24 @@
+/**
+ * The function-block sandbox: user code runs in QuickJS compiled to WebAssembly, one fresh runtime
+ * per run, with nothing of the host inside but `console`, timers and, when the request brings an
+ * HTTP client, a minimal `fetch` whose every call goes through that client (the guard).
+ *
+ * Memory is bounded twice because the runtime's own limit is unreliable in this build: QuickJS
+ * cannot see allocation sizes under Emscripten, so `setMemoryLimit` only rejects single oversized
+ * allocations and counts live allocations, not bytes. So (1) the WebAssembly heap of a thread (one
+ * per heap size) has a hard maximum (a bomb ends in a clean `out of memory` instead of growing the
+ * host to the 2 GB wasm32 ceiling; a pool worker, running one function at a time, sets it to the
+ * run's memory cap), and (2) the interrupt handler samples the runtime's real usage and stops a run
+ * that exceeds its own limit.
+ *
+ * Speed: a run costs little more than QuickJS creating the runtime and its context, and with
+ * `prepareAhead` (pool workers) even that is done between runs, with timers and `console` already
+ * installed. Compiling
+ * source inside the sandbox is what costs most, so `console`, `fetch` and the helpers the host needs
+ * are host functions and handles taken from the fresh context before user code runs. Besides the
+ * user's code, a run compiles only what it turns out to need: a small helper when it logs an object,
+ * the full formatter when it logs a wide or unusual one, a describer for an odd thrown value.
+ */
 import variantModule from '@jitl/quickjs-singlefile-cjs-release-sync';
 import {
   newQuickJSWASMModuleFromVariant,
