@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type RouteDefinition, routes } from '../catalog/routes';
@@ -22,11 +23,6 @@ interface CompiledRoute {
 
 /** API Gateway refuses payloads over 10 MB; reading stops a little above so the handler can say 413. */
 const maxRequestBytes = 10 * 1024 * 1024 + 1024;
-/**
- * A body over the limit is read to its end and dropped, so the connection can carry the next
- * request; one this much larger is not worth reading: the 413 closes the connection instead.
- */
-const maxDrainedBytes = 4 * maxRequestBytes;
 
 export function compilePath(path: string): { pattern: RegExp; parameterNames: string[] } {
   const parameterNames: string[] = [];
@@ -51,13 +47,6 @@ export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
   );
 }
 
-/** A path parameter whose percent-encoding is malformed (`%`, `%E0%A4%A`) is the caller's error. */
-class MalformedPathParameter extends Error {
-  constructor(readonly parameter: string) {
-    super(`Invalid path parameter "${parameter}": malformed percent-encoding`);
-  }
-}
-
 function findRoute(compiled: CompiledRoute[], method: string, path: string) {
   let pathMatched = false;
   for (const candidate of compiled) {
@@ -65,44 +54,51 @@ function findRoute(compiled: CompiledRoute[], method: string, path: string) {
     if (!match) continue;
     pathMatched = true;
     if (candidate.route.method !== method) continue;
+    // Still percent-encoded, as API Gateway REST passes them: the handler decodes (see httpRoute).
     const pathParameters = Object.fromEntries(
-      candidate.parameterNames.map((name, index) => {
-        try {
-          return [name, decodeURIComponent(match[index + 1])];
-        } catch {
-          throw new MalformedPathParameter(name);
-        }
-      }),
+      candidate.parameterNames.map((name, index) => [name, match[index + 1]]),
     );
     return { candidate, pathParameters };
   }
   return { pathMatched };
 }
 
-type Body = Buffer | 'too large' | 'far too large';
+/** Whether the body's declared length alone is over the limit, so none of it need be read. */
+function declaresTooLarge(request: IncomingMessage): boolean {
+  const declared = Number(request.headers['content-length']);
+  return Number.isFinite(declared) && declared > maxRequestBytes;
+}
 
 /**
- * Reads the body up to the limit. Past it the rest is read and dropped (the client is still
- * sending it, and the connection must be free for its next request), up to a point past which the
- * connection is not worth keeping.
+ * Reads the body up to the limit and stops there: nothing past it is read or kept. A chunked body
+ * gives no length up front, so it is only known to be too large once the limit is passed.
  */
-function readBody(request: IncomingMessage): Promise<Body> {
+function readBody(request: IncomingMessage): Promise<Buffer | 'too large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= maxRequestBytes) chunks.push(chunk);
-      else if (size > maxDrainedBytes) {
-        request.off('data', onData);
-        request.pause();
-        resolve('far too large');
-      }
+      if (size <= maxRequestBytes) return void chunks.push(chunk);
+      request.off('data', onData);
+      request.pause();
+      resolve('too large');
     };
     request.on('data', onData);
-    request.once('end', () => resolve(size > maxRequestBytes ? 'too large' : Buffer.concat(chunks)));
+    request.once('end', () => resolve(Buffer.concat(chunks)));
     request.once('error', reject);
   });
+}
+
+/**
+ * The unread rest of the body would be taken for the next request, so the 413 closes the
+ * connection once it has been written; clients open a new one for their next request.
+ */
+function refuseTooLarge(response: ServerResponse): void {
+  const socket = response.socket;
+  response.setHeader('connection', 'close');
+  response.once('finish', () => socket?.destroy());
+  sendJson(response, 413, { error: 'Request body is larger than 10 MB', code: 'PAYLOAD_TOO_LARGE' });
 }
 
 export function toEvent(
@@ -186,6 +182,41 @@ function sendJson(response: ServerResponse, statusCode: number, body: unknown): 
   response.end(JSON.stringify(body));
 }
 
+/** What Node's parser refuses, answered with the status Node would give it. */
+const clientErrors: Record<string, [status: number, reason: string, error: string, code: string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'Request Header Fields Too Large',
+    'Request headers are larger than 16 KB',
+    'HEADERS_TOO_LARGE',
+  ],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [
+    413,
+    'Payload Too Large',
+    'Chunk extensions are too large',
+    'PAYLOAD_TOO_LARGE',
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request timed out', 'TIMEOUT'],
+};
+
+/**
+ * Requests Node's parser refuses (headers over 16 KB, malformed HTTP) get the error body too; the
+ * connection cannot carry another request, so it is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const [status, reason, message, code] = clientErrors[error.code ?? ''] ?? [
+    400,
+    'Bad Request',
+    'Malformed HTTP request',
+    'VALIDATION_ERROR',
+  ];
+  const body = JSON.stringify({ error: message, code });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 export interface LocalServer {
   url: string;
   server: Server;
@@ -210,30 +241,30 @@ export async function startLocalServer(options: {
         const code = found.pathMatched ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND';
         return sendJson(response, status, { error: `No route for ${request.method} ${url.pathname}`, code });
       }
+      if (declaresTooLarge(request)) return refuseTooLarge(response);
       const body = await readBody(request);
-      if (body === 'too large' || body === 'far too large') {
-        // The unread rest of a far too large body would be taken for the next request.
-        if (body === 'far too large') response.setHeader('connection', 'close');
-        return sendJson(response, 413, {
-          error: 'Request body is larger than 10 MB',
-          code: 'PAYLOAD_TOO_LARGE',
-        });
-      }
+      if (body === 'too large') return refuseTooLarge(response);
       const { route, handler } = found.candidate;
       const event = toEvent(request, url, route, found.pathParameters, body);
       const result = await handler(event, lambdaContext(route, (route.timeoutInSeconds ?? 10) * 1000));
       response.writeHead(result.statusCode, result.headers as Record<string, string>);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
-    } catch (error) {
-      if (error instanceof MalformedPathParameter && !response.headersSent) {
-        request.resume();
-        return sendJson(response, 400, { error: error.message, code: 'VALIDATION_ERROR' });
-      }
+    } catch {
+      // A client that went away while sending its body has no one left to answer.
+      if (request.socket.destroyed) return;
       // Handlers answer their own errors; reaching here means the handler itself broke.
       if (!response.headersSent)
         sendJson(response, 500, { error: 'Internal server error', code: 'INTERNAL_ERROR' });
       else response.end();
     }
+  });
+  server.on('clientError', answerClientError);
+  // A client that waits for `100 Continue` before sending a body that is too large is refused
+  // straight away and never sends it; any other is told to go on, as Node does by default.
+  server.on('checkContinue', (request, response) => {
+    if (declaresTooLarge(request)) return refuseTooLarge(response);
+    response.writeContinue();
+    server.emit('request', request, response);
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((done) => server.listen(options.port, options.host ?? '127.0.0.1', done));

@@ -3,6 +3,7 @@
  * that let form posts and query-string-minded clients send `"42"` or `"true"`.
  */
 import { type ErrorDetail, ValidationError } from '../errors';
+import { maxJsonDepth, nestsDeeperThan } from '../json-depth';
 import { normalizeInputFieldType } from './graph';
 import type { InputField, InputFieldType, WorkflowGraph } from './types';
 
@@ -92,6 +93,11 @@ function coerce(value: unknown, type: InputFieldType): unknown {
 }
 
 function coerceField(field: InputField, value: unknown): Coerced {
+  // A JSON string is parsed here, past the check of the request body's own nesting.
+  const parsesJson = field.type === 'object' || field.type === 'array';
+  if (parsesJson && typeof value === 'string' && nestsDeeperThan(value, maxJsonDepth)) {
+    return { ok: false, message: `Input field "${field.name}" is nested deeper than ${maxJsonDepth} levels` };
+  }
   const coerced = coerce(value, field.type);
   if (coerced === undefined)
     return { ok: false, message: `Input field "${field.name}" must be ${expected[field.type]}` };

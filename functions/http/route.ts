@@ -41,9 +41,11 @@ export function httpRoute<Id extends RouteId>(
   const handle = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     try {
       const headers = lowercaseHeaders(event.headers);
+      // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
+      const pathParameters = decodePathParameters(event.pathParameters);
       const principal = await authorize(route, headers);
       const input = {
-        params: validate(route.request?.params, event.pathParameters ?? {}, 'path parameter'),
+        params: validate(route.request?.params, pathParameters, 'path parameter'),
         query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
         body: route.request?.body
           ? validate(route.request.body, jsonBodyOf(event, headers), 'body')
@@ -86,13 +88,35 @@ function jsonBodyOf(event: APIGatewayProxyEvent, headers: Record<string, string>
 export function lowercaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {}))
-    if (value !== undefined) result[name.toLowerCase()] = value;
+    if (typeof value === 'string') result[name.toLowerCase()] = value;
   return result;
+}
+
+/**
+ * API Gateway REST passes path parameters as the client sent them, still percent-encoded (the
+ * local server does the same), so they are decoded here, once, for both. The ids and names this
+ * service hands out never contain `%`, so a gateway that had decoded already would change nothing.
+ */
+export function decodePathParameters(
+  parameters: APIGatewayProxyEvent['pathParameters'],
+): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parameters ?? {})) {
+    if (typeof value !== 'string') continue;
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      throw new ValidationError(`Invalid path parameter "${name}": malformed percent-encoding`, [
+        { path: name, message: 'Malformed percent-encoding' },
+      ]);
+    }
+  }
+  return decoded;
 }
 
 export function validate<T extends z.ZodType | undefined>(schema: T, value: unknown, where: string): unknown {
   if (!schema) return undefined;
-  const parsed = schema.safeParse(value);
+  const parsed = safeParse(schema, value, where);
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.map((issue) => ({
     path: issue.path.map(String).join('.') || '(root)',
@@ -101,4 +125,17 @@ export function validate<T extends z.ZodType | undefined>(schema: T, value: unkn
   const first = details[0];
   const field = first.path === '(root)' ? `Invalid ${where}` : `Invalid ${where} "${first.path}"`;
   throw new ValidationError(`${field}: ${first.message}`, details);
+}
+
+/**
+ * A schema throws (rather than reports an issue) only from a refinement or transform that met
+ * input it did not expect: the input is at fault, so it is a 400, and the message stays internal.
+ */
+function safeParse(schema: z.ZodType, value: unknown, where: string) {
+  try {
+    return schema.safeParse(value);
+  } catch (error) {
+    logger.warn('Schema threw on request input', { where, error: error as Error });
+    throw new ValidationError(`Invalid ${where}`);
+  }
 }

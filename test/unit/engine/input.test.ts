@@ -68,6 +68,22 @@ describe('validateStartInput', () => {
     expect(error.details).toEqual([{ path: 'age', message: 'Input field "age" must be a number' }]);
   });
 
+  it('rejects an object field sent as a JSON string nested deeper than 100 levels, naming the field', () => {
+    const graph = graphWith([{ name: 'data', type: 'object' }]);
+    const deep = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+
+    const error = errorOf(() => validateStartInput(graph, { data: deep }));
+
+    expect(error.message).toBe('Input field "data" is nested deeper than 100 levels');
+  });
+
+  it('keeps a string field that merely looks deeply nested', () => {
+    const graph = graphWith([{ name: 'text', type: 'string' }]);
+    const brackets = '['.repeat(500);
+
+    expect(validateStartInput(graph, { text: brackets })).toEqual({ text: brackets });
+  });
+
   it('coerces "true" and "false" to booleans and rejects other text', () => {
     const graph = graphWith([{ name: 'urgent', type: 'boolean' }]);
 

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  maxJsonDepth,
-  nestsDeeperThan,
-  parseJsonBody,
-  requireJsonContentType,
-} from '../../../functions/http/json-body';
+import { parseJsonBody, requireJsonContentType } from '../../../functions/http/json-body';
+import { maxJsonDepth, nestsDeeperThan } from '../../../core/json-depth';
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
@@ -20,6 +16,14 @@ describe('nestsDeeperThan', () => {
 
   it('finds a body nested 5,000 levels deep without recursion', () => {
     expect(nestsDeeperThan(nested(5000), maxJsonDepth)).toBe(true);
+  });
+
+  it('ends a string at a quote that follows an escaped backslash', () => {
+    expect(nestsDeeperThan('{"a":"\\\\","b":[[1]]}', 2)).toBe(true);
+  });
+
+  it('finds a body nested a million levels deep without overflowing the stack', () => {
+    expect(nestsDeeperThan('{"a":'.repeat(1_000_000), maxJsonDepth)).toBe(true);
   });
 });
 
