@@ -3,36 +3,26 @@
  * server in front: path parameters still percent-encoded, headers without values, bodies of the
  * wrong type or depth, schemas that throw.
  */
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { forgetAdminKey } from '../../../functions/http/admin-key';
 import { maxJsonDepth } from '../../../core/json-depth';
 import { httpRoute, validate } from '../../../functions/http/route';
+import { lambdaContext, proxyEvent } from './proxy-event';
 
 const adminKey = 'unit-admin-key';
-const context = {
-  functionName: 'test',
-  awsRequestId: 'req-1',
-  getRemainingTimeInMillis: () => 1000,
-} as unknown as Context;
+const context = lambdaContext;
 
 function event(overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent {
-  return {
+  return proxyEvent({
     resource: '/api/v1/admin/users/{userId}/api-keys',
     path: '/api/v1/admin/users/x/api-keys',
-    httpMethod: 'POST',
     headers: { 'x-admin-key': adminKey },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
     pathParameters: { userId: 'usr_1' },
-    stageVariables: null,
     body: '{}',
-    isBase64Encoded: false,
-    requestContext: {} as APIGatewayProxyEvent['requestContext'],
     ...overrides,
-  };
+  });
 }
 
 /** A route with a path parameter and a body that answers what it was given. */

@@ -1,34 +1,13 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError, ValidationError } from '../../../core/errors';
 import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
 import { logger, withInvocationLogger } from '../../../functions/http/logger';
 import { errorResponse } from '../../../functions/http/responses';
 import { httpRoute } from '../../../functions/http/route';
+import { lambdaContext, proxyEvent } from './proxy-event';
 
-const context = {
-  functionName: 'test',
-  awsRequestId: 'req-1',
-  getRemainingTimeInMillis: () => 1000,
-} as unknown as Context;
-
-function event(overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent {
-  return {
-    resource: '/',
-    path: '/',
-    httpMethod: 'POST',
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {} as APIGatewayProxyEvent['requestContext'],
-    ...overrides,
-  };
-}
+const context = lambdaContext;
+const event = proxyEvent;
 
 describe('httpRoute', () => {
   beforeEach(() => {
