@@ -35,9 +35,25 @@ declare module 's3rver' {
     configureBuckets?: Array<{ name: string; configs?: Array<string | Buffer> }>;
   }
 
+  /** An object as the controllers hand it to the store: the request body and the request headers. */
+  export interface S3rverObject {
+    bucket: string;
+    key: string;
+    content: Buffer | NodeJS.ReadableStream;
+    metadata: Record<string, string>;
+  }
+
+  /** The part of s3rver's filesystem store the local stack replaces or calls. */
+  export interface S3rverFilesystemStore {
+    /** `<directory>/<bucket>/<key>._S3rver_<resource>` (`object`, `object.md5`, `metadata.json`). */
+    getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+    putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
+  }
+
   class S3rver {
     constructor(options?: S3rverOptions);
     httpServer?: Server;
+    store: S3rverFilesystemStore;
     run(): Promise<{ address: string; port: number; family: string }>;
     close(): Promise<void>;
   }
@@ -50,4 +66,12 @@ declare module 's3rver/lib/models/account.js' {
   }
   const account: { DUMMY_ACCOUNT: AWSAccount };
   export default account;
+}
+
+declare module 's3rver/lib/models/object.js' {
+  const S3Object: {
+    /** The request headers s3rver keeps with an object (besides `x-amz-meta-*`). */
+    ALLOWED_METADATA: string[];
+  };
+  export default S3Object;
 }

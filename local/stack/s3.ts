@@ -4,14 +4,21 @@
  * persists. s3rver accepts SigV4 requests and presigned URLs without checking the signature (it only
  * checks the access key id and the expiry), so presigned GET and PUT URLs work with plain `fetch`.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   CreateBucketCommand,
   HeadBucketCommand,
   PutBucketCorsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import S3rver, { type S3rverFilesystemStore } from 's3rver';
 import s3rverAccount from 's3rver/lib/models/account.js';
+import S3Object from 's3rver/lib/models/object.js';
 import { buckets } from '../../catalog/resources';
 import { closeServer, httpUrl, type RunningService } from './http-server';
 
@@ -24,12 +31,79 @@ s3rverAccount.DUMMY_ACCOUNT.createKeyPair(LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCE
 
 export async function startS3(directory: string, host: string): Promise<RunningService> {
   const server = new S3rver({ address: host, port: 0, directory, silent: true, configureBuckets: [] });
+  await writeObjectsWhole(server.store, `${directory}-uploads`);
   const { port } = await server.run();
   const httpServer = server.httpServer!;
   return {
     endpoint: httpUrl(host, port),
     stop: () => closeServer(httpServer, (done) => httpServer.close(done)),
   };
+}
+
+/**
+ * s3rver's own putObject answers before the object is in its file: it resolves once the body has
+ * gone through its hashing stream, while the file stream still holds the last chunks (a Buffer body
+ * has not even been opened), and it truncates the stored object before writing the new one, so a
+ * killed process, or an upload cut short, leaves a torn object where the acknowledged one was.
+ * Here the body goes to a file of its own under `uploads` and takes the object's place by rename
+ * only when every byte has been written, after the md5 and metadata files: the answer follows the
+ * write(2) of the last byte (no fsync: a power cut may still lose it), and a PUT that does not
+ * finish leaves the previous version whole. What a killed process left in `uploads` is dropped here.
+ */
+async function writeObjectsWhole(store: S3rverFilesystemStore, uploads: string): Promise<void> {
+  await rm(uploads, { recursive: true, force: true });
+  await mkdir(uploads, { recursive: true });
+  const uploadPath = () => join(uploads, randomBytes(12).toString('hex'));
+  const replace = async (path: string, data: string) => {
+    const upload = uploadPath();
+    try {
+      await writeFile(upload, data);
+      await rename(upload, path);
+    } catch (error) {
+      await rm(upload, { force: true });
+      throw error;
+    }
+  };
+
+  store.putObject = async (object) => {
+    const path = (resource: string) => store.getResourcePath(object.bucket, object.key, resource);
+    const upload = uploadPath();
+    try {
+      const hash = createHash('md5');
+      let size = 0;
+      await pipeline(
+        Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content,
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            hash.update(chunk);
+            size += chunk.length;
+            done(null, chunk);
+          },
+        }),
+        createWriteStream(upload),
+      );
+      const md5 = hash.digest('hex');
+      await mkdir(dirname(path('object')), { recursive: true });
+      await Promise.all([
+        replace(path('object.md5'), md5),
+        replace(path('metadata.json'), JSON.stringify(storedMetadata(object.metadata), null, 2)),
+      ]);
+      await rename(upload, path('object'));
+      return { size, md5 };
+    } catch (error) {
+      await rm(upload, { force: true });
+      throw error;
+    }
+  };
+}
+
+/** The headers s3rver keeps beside an object, as its own store picks them. */
+function storedMetadata(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(
+      ([name]) => S3Object.ALLOWED_METADATA.includes(name) || name.startsWith('x-amz-meta-'),
+    ),
+  );
 }
 
 /**
