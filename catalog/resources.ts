@@ -74,7 +74,7 @@ export const queues = {
     envVar: 'JOBS_QUEUE_URL',
     visibilityTimeoutInSeconds: 960,
     maxReceiveCount: 5,
-    description: 'Asynchronous executions waiting to start',
+    description: 'Asynchronous runs and schedule fires waiting to start',
   },
   notifications: {
     envVar: 'NOTIFICATIONS_QUEUE_URL',
@@ -96,6 +96,31 @@ export const stateMachines = {
     description: 'Asynchronous runs; execution name is the task id',
   },
 } as const satisfies Record<string, StateMachineDefinition>;
+
+/**
+ * Workflow schedules: EventBridge Scheduler schedules in one group in AWS, each sending a message
+ * to `targetQueue`; locally an in-process scheduler that sends the same message to the same queue.
+ */
+export interface ScheduleGroupDefinition {
+  /** Carries the group's name to a handler. */
+  envVar: string;
+  /** Carries the ARN of the role the scheduler assumes to send to the queue. */
+  roleEnvVar: string;
+  /** Carries the ARN of the target queue. */
+  targetArnEnvVar: string;
+  targetQueue: QueueName;
+  description: string;
+}
+
+export const scheduleGroups = {
+  workflows: {
+    envVar: 'SCHEDULE_GROUP_NAME',
+    roleEnvVar: 'SCHEDULER_ROLE_ARN',
+    targetArnEnvVar: 'SCHEDULE_TARGET_QUEUE_ARN',
+    targetQueue: 'jobs',
+    description: 'One schedule per scheduled workflow; each fire sends a start message to the jobs queue',
+  },
+} as const satisfies Record<string, ScheduleGroupDefinition>;
 
 export interface KeyDefinition {
   /** Environment variable that carries the key ARN to a handler (KMS in AWS). */
@@ -130,7 +155,10 @@ export interface ResourceAccess {
   tables?: Partial<Record<TableName, 'read' | 'readWrite'>>;
   buckets?: Partial<Record<BucketName, 'read' | 'readWrite'>>;
   queues?: Partial<Record<QueueName, 'send' | 'consume'>>;
-  stateMachines?: Partial<Record<StateMachineName, 'startSync' | 'start'>>;
+  /** `start` also lets the caller describe its executions; `stop` is StopExecution (cancel). */
+  stateMachines?: Partial<Record<StateMachineName, 'startSync' | 'start' | 'stop'>>;
+  /** `manage`: create, update and delete the schedules of the workflow schedule group (and pass its role). */
+  schedules?: 'manage';
   keys?: Partial<Record<KeyName, KeyAccess>>;
   /** `invoke`: call Bedrock foundation models and inference profiles (agent and router blocks). */
   models?: 'invoke';

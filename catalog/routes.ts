@@ -2,8 +2,8 @@
  * The route table: one entry per HTTP endpoint, each served by its own Lambda in AWS and by the
  * same handler module in the local server. OpenAPI is generated from it.
  */
-import type { z } from 'zod';
-import type { ResourceAccess } from './resources';
+import { z } from 'zod';
+import type { QueueName, ResourceAccess } from './resources';
 import * as s from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -26,10 +26,24 @@ export interface RouteDefinition {
   access: ResourceAccess;
   timeoutInSeconds?: number;
   memoryInMb?: number;
+  /**
+   * The handler answers through a response stream (SSE): API Gateway's REST response streaming to
+   * a streaming Lambda in AWS, chunked transfer locally. See functions/http/streaming-route.ts.
+   */
+  streaming?: boolean;
 }
 
 const entities = { tables: { entities: 'read' } } as const satisfies ResourceAccess;
 const entitiesWrite = { tables: { entities: 'readWrite' } } as const satisfies ResourceAccess;
+/** What starting a run takes in every mode: sync (Express machine), async (job + queue), stream (engine in process). */
+const runAccess = {
+  tables: { entities: 'read', executions: 'readWrite' },
+  buckets: { files: 'readWrite' },
+  queues: { jobs: 'send' },
+  stateMachines: { executionSync: 'startSync' },
+  keys: { environment: 'decrypt' },
+  models: 'invoke',
+} as const satisfies ResourceAccess;
 
 export const routes = [
   {
@@ -371,14 +385,161 @@ export const routes = [
         description: 'The run succeeded (or the response block chose another status)',
         body: s.syncResult,
       },
+      202: { description: 'Queued (header X-Execution-Mode: async)', body: s.asyncResult },
+      408: { description: 'The run could not finish within the sync budget (code TIMEOUT)' },
       500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
     },
-    access: { tables: { entities: 'read' }, stateMachines: { executionSync: 'startSync' } },
+    access: runAccess,
     timeoutInSeconds: 29,
+    streaming: true,
+  },
+  {
+    id: 'runWorkflow',
+    method: 'POST',
+    path: '/api/workflows/{workflowId}/run',
+    entry: 'functions/workflows/run.ts',
+    auth: 'apiKey',
+    summary: 'Run the workflow by hand (trigger manual); draft runs the saved, undeployed graph',
+    tag: 'execution',
+    request: { params: s.workflowIdParams, body: s.runWorkflowBody },
+    responses: {
+      200: { description: 'The run succeeded', body: s.syncResult },
+      500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
+    },
+    access: { tables: { entities: 'readWrite', executions: 'read' }, stateMachines: { executionSync: 'startSync' } },
+    timeoutInSeconds: 29,
+  },
+  // Jobs (asynchronous runs)
+  {
+    id: 'getJob',
+    method: 'GET',
+    path: '/api/jobs/{taskId}',
+    entry: 'functions/jobs/get.ts',
+    auth: 'apiKey',
+    summary: 'Status of an asynchronous run',
+    tag: 'execution',
+    request: { params: s.taskIdParams },
+    responses: { 200: { description: 'Job status', body: s.jobStatus } },
+    access: { tables: { entities: 'read', executions: 'read' }, buckets: { files: 'read' } },
+  },
+  {
+    id: 'cancelJob',
+    method: 'POST',
+    path: '/api/jobs/{taskId}/cancel',
+    entry: 'functions/jobs/cancel.ts',
+    auth: 'apiKey',
+    summary: 'Cancel a queued or processing run',
+    tag: 'execution',
+    request: { params: s.taskIdParams },
+    responses: {
+      200: { description: 'Cancelled', body: s.jobStatus },
+      409: { description: 'The job has finished already' },
+    },
+    access: { tables: { entities: 'read', executions: 'readWrite' }, stateMachines: { executionAsync: 'stop' } },
+  },
+  // Webhook triggers
+  {
+    id: 'createWebhook',
+    method: 'POST',
+    path: '/api/workflows/{workflowId}/webhooks',
+    entry: 'functions/webhooks/create.ts',
+    auth: 'apiKey',
+    summary: 'Create a webhook trigger: a path that starts the workflow when called',
+    tag: 'triggers',
+    request: { params: s.workflowIdParams, body: s.createWebhookBody },
+    responses: { 201: { description: 'Created', body: s.data(s.webhook) } },
+    access: { tables: { entities: 'readWrite' }, keys: { environment: 'encrypt' } },
+  },
+  {
+    id: 'listWebhooks',
+    method: 'GET',
+    path: '/api/workflows/{workflowId}/webhooks',
+    entry: 'functions/webhooks/list.ts',
+    auth: 'apiKey',
+    summary: "The workflow's webhook triggers",
+    tag: 'triggers',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'Webhooks', body: s.data(z.array(s.webhook)) } },
+    access: entities,
+  },
+  {
+    id: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/api/workflows/{workflowId}/webhooks/{webhookId}',
+    entry: 'functions/webhooks/delete.ts',
+    auth: 'apiKey',
+    summary: 'Remove a webhook trigger',
+    tag: 'triggers',
+    request: { params: s.webhookParams },
+    responses: { 200: { description: 'Removed' } },
+    access: entitiesWrite,
+  },
+  {
+    id: 'triggerWebhook',
+    method: 'POST',
+    path: '/api/webhooks/trigger/{path}',
+    entry: 'functions/webhooks/trigger.ts',
+    auth: 'none',
+    summary: 'Start the workflow of a webhook trigger (signed or bearer when it has a secret)',
+    tag: 'triggers',
+    request: { params: s.webhookTriggerParams },
+    responses: { 202: { description: 'Queued', body: s.asyncResult } },
+    access: {
+      tables: { entities: 'read', executions: 'readWrite' },
+      buckets: { files: 'readWrite' },
+      queues: { jobs: 'send' },
+      keys: { environment: 'decrypt' },
+    },
+  },
+  // Schedules
+  {
+    id: 'putSchedule',
+    method: 'PUT',
+    path: '/api/workflows/{workflowId}/schedule',
+    entry: 'functions/schedules/put.ts',
+    auth: 'apiKey',
+    summary: 'Run the workflow on a schedule (5-field cron or every N minutes, in a time zone)',
+    tag: 'triggers',
+    request: { params: s.workflowIdParams, body: s.putScheduleBody },
+    responses: { 200: { description: 'The schedule', body: s.data(s.schedule) } },
+    access: { tables: { entities: 'readWrite' }, schedules: 'manage' },
+  },
+  {
+    id: 'getSchedule',
+    method: 'GET',
+    path: '/api/workflows/{workflowId}/schedule',
+    entry: 'functions/schedules/get.ts',
+    auth: 'apiKey',
+    summary: "The workflow's schedule",
+    tag: 'triggers',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'The schedule', body: s.data(s.schedule) } },
+    access: entities,
+  },
+  {
+    id: 'deleteSchedule',
+    method: 'DELETE',
+    path: '/api/workflows/{workflowId}/schedule',
+    entry: 'functions/schedules/delete.ts',
+    auth: 'apiKey',
+    summary: "Remove the workflow's schedule",
+    tag: 'triggers',
+    request: { params: s.workflowIdParams },
+    responses: { 200: { description: 'Removed' } },
+    access: { tables: { entities: 'readWrite' }, schedules: 'manage' },
   },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof routes)[number]['id'];
+
+/**
+ * What starts a worker: the execution state machine's Task states, or a queue (as an SQS event
+ * source with partial batch failures in AWS, a poller locally). `deadLetter` consumes the queue's
+ * dead-letter queue instead. CDK and the local service both wire consumers from this.
+ */
+export type WorkerTrigger =
+  | { kind: 'stateMachineTask' }
+  | { kind: 'queue'; queue: QueueName; deadLetter?: boolean; batchSize: number };
 
 /** Workers: functions that are not HTTP routes. */
 export interface WorkerDefinition {
@@ -388,6 +549,7 @@ export interface WorkerDefinition {
   access: ResourceAccess;
   timeoutInSeconds: number;
   memoryInMb: number;
+  trigger: WorkerTrigger;
 }
 
 export const workers = {
@@ -405,14 +567,38 @@ export const workers = {
     },
     timeoutInSeconds: 300,
     memoryInMb: 1024,
+    trigger: { kind: 'stateMachineTask' },
   },
   executionFinalize: {
     id: 'executionFinalize',
     entry: 'functions/execution/finalize.ts',
-    summary: 'Writes the log entry of a finished run and shapes its result',
+    summary: 'Writes the log entry of a finished run, settles its job and shapes its result',
     access: { tables: { entities: 'read', executions: 'readWrite' }, buckets: { files: 'readWrite' } },
     timeoutInSeconds: 60,
     memoryInMb: 512,
+    trigger: { kind: 'stateMachineTask' },
+  },
+  jobsStart: {
+    id: 'jobsStart',
+    entry: 'functions/jobs/start.ts',
+    summary: 'Starts queued asynchronous runs and schedule fires on the Standard state machine',
+    access: {
+      tables: { entities: 'readWrite', executions: 'readWrite' },
+      buckets: { files: 'readWrite' },
+      stateMachines: { executionAsync: 'start' },
+    },
+    timeoutInSeconds: 60,
+    memoryInMb: 512,
+    trigger: { kind: 'queue', queue: 'jobs', batchSize: 10 },
+  },
+  jobsDeadLetter: {
+    id: 'jobsDeadLetter',
+    entry: 'functions/jobs/dead-letter.ts',
+    summary: 'Marks the job of a message that could not be started as failed, with the reason',
+    access: { tables: { executions: 'readWrite' } },
+    timeoutInSeconds: 30,
+    memoryInMb: 256,
+    trigger: { kind: 'queue', queue: 'jobs', deadLetter: true, batchSize: 10 },
   },
 } as const satisfies Record<string, WorkerDefinition>;
 

@@ -6,12 +6,13 @@ import {
   MAX_ENVIRONMENT_NAME_LENGTH,
   MAX_ENVIRONMENT_VALUE_BYTES,
 } from '../core/environment/rules';
+import { triggers } from '../core/triggers';
 
 export const id = z.string().min(1).max(128);
 export const workspacePermission = z.enum(['read', 'write', 'admin']);
 export const organizationRole = z.enum(['owner', 'admin', 'member']);
 export const plan = z.enum(['free', 'pro', 'team', 'enterprise']);
-export const trigger = z.enum(['api', 'webhook', 'schedule', 'manual', 'chat', 'form']);
+export const trigger = z.enum(triggers);
 
 export const errorBody = z
   .object({
@@ -215,3 +216,87 @@ export const environmentVariable = z
   .meta({ id: 'EnvironmentVariable' });
 
 export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
+
+// Jobs (asynchronous runs)
+export const jobStatusValue = z.enum(['queued', 'processing', 'completed', 'failed', 'cancelled']);
+export const taskIdParams = z.object({ taskId: id });
+export const asyncResult = z
+  .object({
+    success: z.boolean(),
+    taskId: z.string(),
+    status: z.literal('queued'),
+    createdAt: z.string(),
+    links: z.object({ status: z.string() }),
+  })
+  .meta({ id: 'AsyncExecutionResult' });
+export const jobStatus = z
+  .object({
+    success: z.boolean(),
+    taskId: z.string(),
+    status: jobStatusValue,
+    metadata: z.object({
+      startedAt: z.string().optional(),
+      completedAt: z.string().optional(),
+      duration: z.number().optional(),
+    }),
+    output: z.unknown().optional(),
+    error: z.unknown().optional(),
+    estimatedDuration: z.number().optional(),
+  })
+  .meta({ id: 'JobStatus' });
+
+// Manual runs
+export const runWorkflowBody = z.object({
+  input: z.record(z.string(), z.unknown()).optional(),
+  draft: z.boolean().optional(),
+});
+
+// Webhook triggers
+export const webhookPath = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'Letters, digits, "-" and "_", starting with a letter or digit');
+export const createWebhookBody = z.object({
+  path: webhookPath.optional(),
+  secret: z.string().min(8).max(256).optional(),
+});
+export const webhook = z
+  .object({
+    id,
+    workflowId: id,
+    path: z.string(),
+    url: z.string(),
+    hasSecret: z.boolean(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Webhook' });
+export const webhookParams = z.object({ workflowId: id, webhookId: id });
+export const webhookTriggerParams = z.object({ path: webhookPath });
+
+// Schedules
+export const putScheduleBody = z
+  .object({
+    cron: z.string().trim().min(9).max(200).optional(),
+    rateMinutes: z.number().int().min(1).max(525_600).optional(),
+    timezone: z.string().min(1).max(64).optional(),
+    input: z.record(z.string(), z.unknown()).optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((body) => (body.cron === undefined) !== (body.rateMinutes === undefined), {
+    message: 'Give exactly one of cron and rateMinutes',
+  });
+export const schedule = z
+  .object({
+    workflowId: id,
+    cron: z.string().optional(),
+    rateMinutes: z.number().optional(),
+    timezone: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    enabled: z.boolean(),
+    nextRunAt: z.string().nullable(),
+    lastRunAt: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Schedule' });

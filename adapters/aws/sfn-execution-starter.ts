@@ -1,7 +1,7 @@
 /** ExecutionStarter on Step Functions: the Express machine for sync runs, the Standard one for async. */
 import { type SFNClient, StartExecutionCommand, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { stateMachines } from '../../catalog/resources';
-import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../core/execution/types';
+import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../core/runs/types';
 import { requireEnv, sfnClient } from './clients';
 
 export interface SfnExecutionStarterOptions {

@@ -6,7 +6,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
-import type { CheckpointStore } from '../../core/executions/types';
+import type { CheckpointStore } from '../../core/runs/log';
 import {
   DynamoTable,
   EXECUTIONS_TABLE_ENV,

@@ -18,7 +18,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
-import { type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from '../../core/executions/types';
+import { type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from '../../core/runs/log';
 import {
   DynamoTable,
   EXECUTIONS_TABLE_ENV,

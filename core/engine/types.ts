@@ -1,7 +1,9 @@
 /**
- * The contract of the workflow engine: graph format (DESIGN.md §4), trace spans, cost, run results,
+ * The contract of the workflow engine: graph format (docs/workflows.md), trace spans, cost, run results,
  * and the ports the engine needs. Everything here is JSON-serializable.
  */
+
+import type { Trigger } from '../triggers';
 
 export type BlockType =
   | 'start'
@@ -116,7 +118,7 @@ export interface RunContext {
   executionId: string;
   workflowId: string;
   workspaceId: string;
-  trigger: 'api' | 'webhook' | 'schedule' | 'manual' | 'chat' | 'form';
+  trigger: Trigger;
   /** Input already validated and coerced against the Start block (see validateStartInput). */
   input: Record<string, unknown>;
   graph: WorkflowGraph;

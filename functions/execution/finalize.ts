@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { ExecutionState } from '../../core/execution/types';
-import { finalizeRun } from '../../core/executions/service';
+import type { ExecutionState } from '../../core/runs/types';
+import { finalizeRun } from '../../core/runs/service';
 import { logger, withInvocationLogger } from '../http/logger';
 import { finalizeDeps } from '../wiring/execution';
 

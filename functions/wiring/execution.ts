@@ -2,8 +2,8 @@
 import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
-import type { ExecutionStarter } from '../../core/execution/types';
-import type { FinalizeDeps, PrepareDeps } from '../../core/executions/service';
+import type { ExecutionStarter } from '../../core/runs/types';
+import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
 import { cachedDeployments } from '../../core/workflows/deployment-cache';
 import { overrides } from './overrides';
 import { blobStore } from './storage';

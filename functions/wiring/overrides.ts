@@ -3,7 +3,7 @@
  * AWS (Step Functions) are replaced here by the local stack before any handler runs.
  */
 import type { HttpClient, ModelGateway } from '../../core/engine/types';
-import type { ExecutionStarter } from '../../core/execution/types';
+import type { ExecutionStarter } from '../../core/runs/types';
 
 export interface AdapterOverrides {
   executionStarter?: ExecutionStarter;

@@ -10,7 +10,7 @@ import {
   defaultFunctionMemoryLimitInBytes,
 } from '../../core/engine/blocks/function';
 import { loadEnvironment } from '../../core/environment/service';
-import type { StepDeps } from '../../core/executions/service';
+import type { StepDeps } from '../../core/runs/service';
 import { pricingTableFrom } from '../../core/models/pricing';
 import { deployedWorkflowLoader } from '../../core/workflows/loader';
 import { environmentDeps } from './environment';

@@ -1,4 +1,4 @@
-import { prepareRun } from '../../core/executions/service';
+import { prepareRun } from '../../core/runs/service';
 import { logger } from '../http/logger';
 import type { JsonResponse } from '../http/responses';
 import { httpRoute } from '../http/route';

@@ -23,7 +23,7 @@ import type {
   ExecutionStarter,
   ExecutionState,
   StepOutcome,
-} from '../../core/execution/types';
+} from '../../core/runs/types';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 
 installPromiseWithResolvers();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
 import { newId } from '../../../core/ids';
-import { type ExecutionLogEntry, logIdFor } from '../../../core/executions/types';
+import { type ExecutionLogEntry, logIdFor } from '../../../core/runs/log';
 import { bulk, type LocalDynamoDb, MemoryBlobStore, startLocalDynamoDb } from './local-dynamodb';
 
 let dynamo: LocalDynamoDb;

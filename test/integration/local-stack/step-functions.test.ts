@@ -4,7 +4,7 @@ import type {
   ExecutionRequest,
   ExecutionState,
   StepOutcome,
-} from '../../../core/execution/types';
+} from '../../../core/runs/types';
 import {
   createLocalExecutionStarter,
   validateExecutionDefinition,

@@ -1,6 +1,6 @@
 /** The execution log: one entry per run, in the schema the logs API reads. */
 import type { CostSummary, TraceSpan } from '../engine/types';
-import type { Trigger } from '../execution/types';
+import type { Trigger } from './types';
 
 export interface ExecutionLogEntry {
   id: string;

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
 import { block } from '../../../core/engine/builders';
 import type { WorkflowGraph } from '../../../core/engine/types';
-import type { ExecutionState } from '../../../core/execution/types';
+import type { ExecutionState } from '../../../core/runs/types';
 import {
   executeStep,
   failureMessage,
   finalizeRun,
   inlineResultLimitInBytes,
   type StepDeps,
-} from '../../../core/executions/service';
-import { type CheckpointStore, type ExecutionLogEntry, logIdFor } from '../../../core/executions/types';
+} from '../../../core/runs/service';
+import { type CheckpointStore, type ExecutionLogEntry, logIdFor } from '../../../core/runs/log';
 import type { Deployment } from '../../../core/workflows/types';
 
 function graph(code: string): WorkflowGraph {

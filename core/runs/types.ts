@@ -4,7 +4,9 @@
  */
 import type { CostSummary, RunResult } from '../engine/types';
 
-export type Trigger = 'api' | 'webhook' | 'schedule' | 'manual' | 'chat' | 'form';
+import type { Trigger } from '../triggers';
+
+export type { Trigger };
 
 /** State machine input, set by whoever starts a run. */
 export interface ExecutionRequest {
@@ -59,5 +61,8 @@ export interface ExecutionAnswer {
 /** Port: starts runs on the execution state machine (Step Functions in AWS, in-process locally). */
 export interface ExecutionStarter {
   startSync(request: ExecutionRequest): Promise<ExecutionAnswer>;
+  /** Starts the run on the Standard machine, named by its execution id; starting one that exists is a no-op. */
   startAsync(request: ExecutionRequest): Promise<void>;
+  /** Stops an asynchronous run; stopping one that is not running (or never started) is a no-op. */
+  stopAsync(executionId: string, reason: string): Promise<void>;
 }

@@ -17,10 +17,10 @@ import type {
   ExecutionState,
   StepOutcome,
   Trigger,
-} from '../execution/types';
+} from './types';
 import { loadWorkflow } from '../workflows/service';
 import type { WorkflowStore } from '../workflows/types';
-import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './types';
+import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './log';
 
 /** Results above this travel by reference: Step Functions caps a state's payload at 256 KB. */
 export const inlineResultLimitInBytes = 200 * 1024;

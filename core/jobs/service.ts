@@ -1,0 +1,219 @@
+/**
+ * The job use cases: accept a run as a queued job, start it from the queue, settle it when its run
+ * ends, cancel it, fail it when its message is dead-lettered, and show its status.
+ *
+ * Every move is a conditional update from the statuses it may leave, so a redelivered message, a
+ * retried Finalize or a cancel racing the run's end each change the job at most once, and a
+ * finished job never changes again.
+ */
+import { ConflictError, NotFoundError } from '../errors';
+import type { Principal } from '../identity/service';
+import type { IdentityStore } from '../identity/types';
+import { requireWorkspaceAccess } from '../identity/access';
+import type { ExecutionRequest, ExecutionStarter } from '../runs/types';
+import {
+  type AsyncExecutionResult,
+  finishedJobStatuses,
+  type Job,
+  type JobQueue,
+  type JobStatusView,
+  type JobStore,
+} from './types';
+
+/** How long a job stays readable after it was accepted: `JOB_RETENTION_DAYS`, default 7 days. */
+export const defaultJobRetentionInSeconds = 7 * 24 * 3600;
+
+export function jobStatusPath(taskId: string): string {
+  return `/api/jobs/${encodeURIComponent(taskId)}`;
+}
+
+export interface EnqueueDeps {
+  jobs: Pick<JobStore, 'createJob' | 'getJob' | 'updateJob'>;
+  queue: JobQueue;
+  now: () => Date;
+  retentionInSeconds: number;
+}
+
+/**
+ * Stores the run as a queued job, then queues it. The job is written first so that nothing the
+ * caller was told is queued can be missing; a job whose message could not be sent is failed at once.
+ * Accepting a task id that exists already (a schedule fire delivered twice) queues nothing new.
+ */
+export async function enqueueRun(deps: EnqueueDeps, request: ExecutionRequest): Promise<AsyncExecutionResult> {
+  const createdAt = deps.now();
+  const job: Job = {
+    taskId: request.executionId,
+    workspaceId: request.workspaceId,
+    workflowId: request.workflowId,
+    userId: request.userId,
+    status: 'queued',
+    createdAt: createdAt.toISOString(),
+    expiresAt: Math.floor(createdAt.getTime() / 1000) + deps.retentionInSeconds,
+  };
+  const created = await deps.jobs.createJob(job, { ...request, mode: 'async' });
+  if (!created) {
+    const existing = await deps.jobs.getJob(job.taskId);
+    return asyncResult(existing ?? job);
+  }
+  try {
+    await deps.queue.send({ kind: 'job', taskId: job.taskId });
+  } catch (error) {
+    await deps.jobs.updateJob(job.taskId, ['queued'], {
+      status: 'failed',
+      completedAt: deps.now().toISOString(),
+      error: 'The run could not be queued',
+    });
+    throw error;
+  }
+  return asyncResult(job);
+}
+
+function asyncResult(job: Pick<Job, 'taskId' | 'createdAt'>): AsyncExecutionResult {
+  return {
+    success: true,
+    taskId: job.taskId,
+    status: 'queued',
+    createdAt: job.createdAt,
+    links: { status: jobStatusPath(job.taskId) },
+  };
+}
+
+export interface StartDeps {
+  jobs: Pick<JobStore, 'getJob' | 'getRequest' | 'updateJob'>;
+  runs: Pick<ExecutionStarter, 'startAsync'>;
+  now: () => Date;
+}
+
+export type StartOutcome = 'started' | 'skipped';
+
+/**
+ * Starts a queued job's run, named by its task id, so a redelivered message cannot start a second
+ * one. A job that is gone, cancelled or finished is skipped. The job moves to `processing` after
+ * the start, so a start that failed leaves it `queued` for the message's next delivery.
+ */
+export async function startQueuedJob(deps: StartDeps, taskId: string): Promise<StartOutcome> {
+  const job = await deps.jobs.getJob(taskId);
+  if (!job || job.status !== 'queued') return 'skipped';
+  const request = await deps.jobs.getRequest(taskId);
+  if (!request) {
+    await deps.jobs.updateJob(taskId, ['queued'], {
+      status: 'failed',
+      completedAt: deps.now().toISOString(),
+      error: 'The run request of this job is missing',
+    });
+    return 'skipped';
+  }
+  const startedAt = deps.now().toISOString();
+  await deps.runs.startAsync({ ...request, startedAt });
+  await deps.jobs.updateJob(taskId, ['queued'], { status: 'processing', startedAt });
+  return 'started';
+}
+
+export interface SettleDeps {
+  jobs: Pick<JobStore, 'updateJob' | 'recordDuration'>;
+  now: () => Date;
+}
+
+/**
+ * Called by Finalize for asynchronous runs. A job still `queued` (its run started, but the move to
+ * `processing` had not landed yet) settles as well; a cancelled one stays cancelled.
+ */
+export async function settleJob(
+  deps: SettleDeps,
+  request: Pick<ExecutionRequest, 'executionId' | 'workflowId' | 'startedAt'>,
+  result: { success: boolean; error?: string; durationInMs: number; endedAt: string },
+): Promise<void> {
+  const settled = await deps.jobs.updateJob(request.executionId, ['queued', 'processing'], {
+    status: result.success ? 'completed' : 'failed',
+    startedAt: request.startedAt,
+    completedAt: result.endedAt,
+    ...(result.success ? {} : { error: result.error ?? 'The run failed' }),
+  });
+  if (settled) await deps.jobs.recordDuration(request.workflowId, result.durationInMs);
+}
+
+export interface JobAccessDeps {
+  identity: IdentityStore;
+  jobs: Pick<JobStore, 'getJob'>;
+}
+
+/** The job, if the principal may see its workspace; another user's or workspace's job is a 404. */
+export async function loadJob(deps: JobAccessDeps, principal: Principal, taskId: string): Promise<Job> {
+  const notFound = `Job ${taskId} not found`;
+  const job = await deps.jobs.getJob(taskId);
+  if (!job) throw new NotFoundError(notFound);
+  await requireWorkspaceAccess(deps.identity, principal.user.id, job.workspaceId, 'read', notFound);
+  return job;
+}
+
+export interface CancelDeps extends JobAccessDeps {
+  jobs: Pick<JobStore, 'getJob' | 'updateJob'>;
+  runs: Pick<ExecutionStarter, 'stopAsync'>;
+  now: () => Date;
+}
+
+/**
+ * Cancels a queued or processing job: the job is marked first (so a run ending meanwhile cannot
+ * settle it), then its run is stopped. A finished job is a 409.
+ */
+export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: string): Promise<Job> {
+  const job = await loadJob(deps, principal, taskId);
+  await requireWorkspaceAccess(deps.identity, principal.user.id, job.workspaceId, 'write', `Job ${taskId} not found`);
+  const cancelled = await deps.jobs.updateJob(taskId, ['queued', 'processing'], {
+    status: 'cancelled',
+    completedAt: deps.now().toISOString(),
+    error: 'Cancelled',
+  });
+  if (!cancelled) {
+    const now = await deps.jobs.getJob(taskId);
+    throw new ConflictError(`Job ${taskId} is ${now?.status ?? job.status} and cannot be cancelled`);
+  }
+  if (job.status === 'processing' || job.startedAt) await deps.runs.stopAsync(taskId, 'Cancelled by the user');
+  return cancelled;
+}
+
+/** A job whose message went to the dead-letter queue never started: it fails, saying why. */
+export async function failDeadLetteredJob(
+  deps: { jobs: Pick<JobStore, 'updateJob'>; now: () => Date },
+  taskId: string,
+  receiveCount: number,
+): Promise<void> {
+  await deps.jobs.updateJob(taskId, ['queued'], {
+    status: 'failed',
+    completedAt: deps.now().toISOString(),
+    error: `The run could not be started after ${receiveCount} attempts`,
+  });
+}
+
+export interface StatusDeps {
+  jobs: Pick<JobStore, 'recentDurationInMs'>;
+  /** The run's final output (from its log entry), read only for a completed job. */
+  outputOf(taskId: string): Promise<unknown>;
+  now: () => Date;
+}
+
+/** The interface's job status object. */
+export async function jobStatusView(deps: StatusDeps, job: Job): Promise<JobStatusView> {
+  const finished = finishedJobStatuses.includes(job.status);
+  const metadata: JobStatusView['metadata'] = {
+    ...(job.startedAt ? { startedAt: job.startedAt } : {}),
+    ...(job.completedAt ? { completedAt: job.completedAt } : {}),
+  };
+  if (job.startedAt) {
+    const end = job.completedAt ? Date.parse(job.completedAt) : deps.now().getTime();
+    metadata.duration = Math.max(0, end - Date.parse(job.startedAt));
+  }
+  const view: JobStatusView = {
+    success: job.status !== 'failed' && job.status !== 'cancelled',
+    taskId: job.taskId,
+    status: job.status,
+    metadata,
+  };
+  if (job.status === 'completed') view.output = await deps.outputOf(job.taskId);
+  if (job.error !== undefined && job.status !== 'completed') view.error = job.error;
+  if (!finished) {
+    const estimate = await deps.jobs.recentDurationInMs(job.workflowId);
+    if (estimate !== undefined) view.estimatedDuration = Math.round(estimate);
+  }
+  return view;
+}
