@@ -7,7 +7,13 @@
  */
 import { workers } from './routes';
 
-export const executionDefinitionSubstitutions = ['StepFunctionArn', 'FinalizeFunctionArn'] as const;
+/** The worker (catalog/routes.ts) behind each Task, by the definition substitution that names it. */
+export const taskWorkers = {
+  StepFunctionArn: 'executionStep',
+  FinalizeFunctionArn: 'executionFinalize',
+} as const satisfies Record<string, keyof typeof workers>;
+
+export const executionDefinitionSubstitutions = Object.keys(taskWorkers) as (keyof typeof taskWorkers)[];
 
 const lambdaRetry = [
   {

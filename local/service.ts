@@ -7,15 +7,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { finalize } from '../functions/execution/finalize';
-import { step } from '../functions/execution/step';
 import { forgetAdminKey } from '../functions/http/admin-key';
-import { withInvocationLogger } from '../functions/http/logger';
 import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
 import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
-import { createLocalExecutionStarter } from './stack/step-functions';
+import { failUnsettledJob } from '../core/jobs/service';
+import { settleDeps } from '../functions/wiring/jobs';
+import { loadLocalWorkers } from './workers';
 import { type LocalServer, startLocalServer } from './server';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,6 +32,8 @@ export interface LocalServiceOptions {
   allowLoopbackOutbound?: boolean;
   /** Key files outside the data dir (see the local stack); `npm start` takes them from ENVIRONMENT_KEY_FILE. */
   keyFiles?: LocalStackOptions['keyFiles'];
+  /** Tests only: every Wait state of the state machine lasts this many milliseconds. */
+  waitOverrideMs?: number;
 }
 
 export interface LocalService {
@@ -59,13 +60,20 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   forgetAdminKey();
   const stack = await startLocalStack({ dataDir, keyFiles: options.keyFiles });
   applyEnv(stack.env);
-  // Each task gets its own logger, as each Lambda invocation would.
-  const starter = createLocalExecutionStarter({
-    step: withInvocationLogger(step),
-    finalize: withInvocationLogger(finalize),
+  const workers = await loadLocalWorkers({
+    root: repoRoot,
+    queueUrls: stack.queueUrls,
+    journalDir: join(dataDir, 'step-functions'),
+    waitOverrideMs: options.waitOverrideMs,
+    onAsyncError: (error, request) => {
+      console.error(`Run ${request.executionId} failed outside the state machine's Catch`, error);
+      void failUnsettledJob(settleDeps(), request.executionId, 'The run could not be finalized').catch(
+        (settleError) => console.error(`Job ${request.executionId} could not be failed`, settleError),
+      );
+    },
   });
   overrideAdapters({
-    executionStarter: starter,
+    executionStarter: workers.starter,
     http: options.allowLoopbackOutbound
       ? createGuardedHttpClient({ allowLoopback: true, maxRedirects: 5 })
       : undefined,
@@ -73,8 +81,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   await forgetEngineDeps();
   let server: LocalServer;
   try {
+    await workers.start();
     server = await startLocalServer({ port: options.port ?? 3000, host: options.host, root: repoRoot });
   } catch (error) {
+    await workers.stop();
     await stack.stop();
     throw error;
   }
@@ -84,7 +94,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     dataDir,
     async stop() {
       await server.close();
-      await starter.drain();
+      // Queued jobs stay queued and running executions stay written down: the next start goes on.
+      await workers.stop();
       // The sandbox's worker threads go with the service (tests start several in one process).
       await forgetEngineDeps();
       await stack.stop();

@@ -1,5 +1,10 @@
 /** ExecutionStarter on Step Functions: the Express machine for sync runs, the Standard one for async. */
-import { type SFNClient, StartExecutionCommand, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  type SFNClient,
+  StartExecutionCommand,
+  StartSyncExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { stateMachines } from '../../catalog/resources';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../core/runs/types';
 import { requireEnv, sfnClient } from './clients';
@@ -38,15 +43,43 @@ export class SfnExecutionStarter implements ExecutionStarter {
     return JSON.parse(result.output) as ExecutionAnswer;
   }
 
+  /**
+   * A Standard execution's name is unique for 90 days: starting the same task again (a redelivered
+   * message) with the same input returns the running execution, and with another input (a later
+   * `startedAt`) fails with ExecutionAlreadyExists; both mean the run exists.
+   */
   async startAsync(request: ExecutionRequest): Promise<void> {
+    try {
+      await this.options.client.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.asyncArn(),
+          name: request.executionId,
+          input: JSON.stringify(request),
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
+    }
+  }
+
+  async stopAsync(executionId: string, reason: string): Promise<void> {
+    try {
+      await this.options.client.send(
+        new StopExecutionCommand({ executionArn: this.executionArn(executionId), cause: reason }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ExecutionDoesNotExist') throw error;
+    }
+  }
+
+  private asyncArn(): string {
     const arn = this.options.asyncStateMachineArn;
     if (!arn) throw new Error(`${stateMachines.executionAsync.envVar} is not set`);
-    await this.options.client.send(
-      new StartExecutionCommand({
-        stateMachineArn: arn,
-        name: request.executionId,
-        input: JSON.stringify(request),
-      }),
-    );
+    return arn;
+  }
+
+  /** `arn:<p>:states:<r>:<a>:stateMachine:<name>` names its executions `…:execution:<name>:<id>`. */
+  private executionArn(executionId: string): string {
+    return `${this.asyncArn().replace(':stateMachine:', ':execution:')}:${executionId}`;
   }
 }

@@ -39,17 +39,11 @@ export interface EnqueueDeps {
  * caller was told is queued can be missing; a job whose message could not be sent is failed at once.
  * Accepting a task id that exists already (a schedule fire delivered twice) queues nothing new.
  */
-export async function enqueueRun(deps: EnqueueDeps, request: ExecutionRequest): Promise<AsyncExecutionResult> {
-  const createdAt = deps.now();
-  const job: Job = {
-    taskId: request.executionId,
-    workspaceId: request.workspaceId,
-    workflowId: request.workflowId,
-    userId: request.userId,
-    status: 'queued',
-    createdAt: createdAt.toISOString(),
-    expiresAt: Math.floor(createdAt.getTime() / 1000) + deps.retentionInSeconds,
-  };
+export async function enqueueRun(
+  deps: EnqueueDeps,
+  request: ExecutionRequest,
+): Promise<AsyncExecutionResult> {
+  const job = queuedJob(request, deps.now(), deps.retentionInSeconds);
   const created = await deps.jobs.createJob(job, { ...request, mode: 'async' });
   if (!created) {
     const existing = await deps.jobs.getJob(job.taskId);
@@ -68,6 +62,18 @@ export async function enqueueRun(deps: EnqueueDeps, request: ExecutionRequest): 
   return asyncResult(job);
 }
 
+export function queuedJob(request: ExecutionRequest, createdAt: Date, retentionInSeconds: number): Job {
+  return {
+    taskId: request.executionId,
+    workspaceId: request.workspaceId,
+    workflowId: request.workflowId,
+    userId: request.userId,
+    status: 'queued',
+    createdAt: createdAt.toISOString(),
+    expiresAt: Math.floor(createdAt.getTime() / 1000) + retentionInSeconds,
+  };
+}
+
 function asyncResult(job: Pick<Job, 'taskId' | 'createdAt'>): AsyncExecutionResult {
   return {
     success: true,
@@ -80,7 +86,7 @@ function asyncResult(job: Pick<Job, 'taskId' | 'createdAt'>): AsyncExecutionResu
 
 export interface StartDeps {
   jobs: Pick<JobStore, 'getJob' | 'getRequest' | 'updateJob'>;
-  runs: Pick<ExecutionStarter, 'startAsync'>;
+  runs: Pick<ExecutionStarter, 'startAsync' | 'stopAsync'>;
   now: () => Date;
 }
 
@@ -89,11 +95,12 @@ export type StartOutcome = 'started' | 'skipped';
 /**
  * Starts a queued job's run, named by its task id, so a redelivered message cannot start a second
  * one. A job that is gone, cancelled or finished is skipped. The job moves to `processing` after
- * the start, so a start that failed leaves it `queued` for the message's next delivery.
+ * the start, so a start that failed leaves it `queued` for the message's next delivery; a job
+ * cancelled between the read and the start has its run stopped again at once.
  */
 export async function startQueuedJob(deps: StartDeps, taskId: string): Promise<StartOutcome> {
   const job = await deps.jobs.getJob(taskId);
-  if (!job || job.status !== 'queued') return 'skipped';
+  if (job?.status !== 'queued') return 'skipped';
   const request = await deps.jobs.getRequest(taskId);
   if (!request) {
     await deps.jobs.updateJob(taskId, ['queued'], {
@@ -105,7 +112,11 @@ export async function startQueuedJob(deps: StartDeps, taskId: string): Promise<S
   }
   const startedAt = deps.now().toISOString();
   await deps.runs.startAsync({ ...request, startedAt });
-  await deps.jobs.updateJob(taskId, ['queued'], { status: 'processing', startedAt });
+  const processing = await deps.jobs.updateJob(taskId, ['queued'], { status: 'processing', startedAt });
+  if (!processing) {
+    const now = await deps.jobs.getJob(taskId);
+    if (now?.status === 'cancelled') await deps.runs.stopAsync(taskId, 'Cancelled by the user');
+  }
   return 'started';
 }
 
@@ -154,11 +165,18 @@ export interface CancelDeps extends JobAccessDeps {
 
 /**
  * Cancels a queued or processing job: the job is marked first (so a run ending meanwhile cannot
- * settle it), then its run is stopped. A finished job is a 409.
+ * settle it), then its run is stopped (a run not started yet is stopped by its starter, which
+ * finds the job cancelled). A finished job is a 409.
  */
 export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: string): Promise<Job> {
   const job = await loadJob(deps, principal, taskId);
-  await requireWorkspaceAccess(deps.identity, principal.user.id, job.workspaceId, 'write', `Job ${taskId} not found`);
+  await requireWorkspaceAccess(
+    deps.identity,
+    principal.user.id,
+    job.workspaceId,
+    'write',
+    `Job ${taskId} not found`,
+  );
   const cancelled = await deps.jobs.updateJob(taskId, ['queued', 'processing'], {
     status: 'cancelled',
     completedAt: deps.now().toISOString(),
@@ -168,7 +186,8 @@ export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: 
     const now = await deps.jobs.getJob(taskId);
     throw new ConflictError(`Job ${taskId} is ${now?.status ?? job.status} and cannot be cancelled`);
   }
-  if (job.status === 'processing' || job.startedAt) await deps.runs.stopAsync(taskId, 'Cancelled by the user');
+  // Also for a queued job: its run may have started a moment ago, before it was marked processing.
+  await deps.runs.stopAsync(taskId, 'Cancelled by the user');
   return cancelled;
 }
 
@@ -182,6 +201,22 @@ export async function failDeadLetteredJob(
     status: 'failed',
     completedAt: deps.now().toISOString(),
     error: `The run could not be started after ${receiveCount} attempts`,
+  });
+}
+
+/**
+ * A run that broke outside the state machine's Catch (its Finalize failed for good) never settles
+ * its job; this does, so no job is left `processing` forever.
+ */
+export async function failUnsettledJob(
+  deps: { jobs: Pick<JobStore, 'updateJob'>; now: () => Date },
+  taskId: string,
+  reason: string,
+): Promise<void> {
+  await deps.jobs.updateJob(taskId, ['queued', 'processing'], {
+    status: 'failed',
+    completedAt: deps.now().toISOString(),
+    error: reason,
   });
 }
 

@@ -8,18 +8,13 @@ import { runStep, startRun, type Checkpoint } from '../engine/run';
 import { addCharge } from '../engine/cost';
 import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
 import { redactSecrets } from '../environment/redact';
-import { ForbiddenError } from '../errors';
+import { ForbiddenError, ValidationError } from '../errors';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
-import type {
-  ExecutionAnswer,
-  ExecutionRequest,
-  ExecutionState,
-  StepOutcome,
-  Trigger,
-} from './types';
+import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome, Trigger } from './types';
+import { type SettleDeps, settleJob } from '../jobs/service';
 import { loadWorkflow } from '../workflows/service';
-import type { WorkflowStore } from '../workflows/types';
+import type { WorkflowRecord, WorkflowStore } from '../workflows/types';
 import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './log';
 
 /** Results above this travel by reference: Step Functions caps a state's payload at 256 KB. */
@@ -29,6 +24,8 @@ export interface PrepareDeps {
   identity: IdentityStore;
   workflows: Pick<WorkflowStore, 'getWorkflow' | 'getDeployment'>;
   now: () => Date;
+  /** How long a sync run may take in all; a sync run whose graph waits longer is refused. */
+  syncBudgetInMs?: number;
 }
 
 export async function prepareRun(
@@ -36,36 +33,71 @@ export async function prepareRun(
   principal: Principal,
   workflowId: string,
   body: Record<string, unknown>,
-  options: { trigger: Trigger; mode: 'sync' | 'async' },
+  options: { trigger: Trigger; mode: 'sync' | 'async'; draft?: boolean },
 ): Promise<ExecutionRequest> {
   const workflow = await loadWorkflow(deps, principal, workflowId, 'write');
-  if (!workflow.isDeployed || workflow.deployedVersion === undefined) {
-    throw new ForbiddenError('Workflow is not deployed: deploy it before running it');
+  const graph = options.draft ? workflow.state : await deployedGraph(deps, workflow);
+  if (options.mode === 'sync' && deps.syncBudgetInMs !== undefined) {
+    refuseWaitsBeyond(graph, deps.syncBudgetInMs);
   }
-  const deployment = await deps.workflows.getDeployment(workflowId, workflow.deployedVersion);
-  if (!deployment)
-    throw new Error(`Deployment ${workflow.deployedVersion} of workflow ${workflowId} is missing`);
   return {
     executionId: randomUUID(),
     workflowId,
     workspaceId: workflow.workspaceId,
     userId: principal.user.id,
-    deploymentVersion: deployment.version,
+    // A draft run has no deployment: its graph is read from the workflow when it starts.
+    deploymentVersion: options.draft ? draftVersion : (workflow.deployedVersion as number),
     trigger: options.trigger,
-    input: validateStartInput(deployment.state, body),
+    input: validateStartInput(graph, body),
     startedAt: deps.now().toISOString(),
     mode: options.mode,
   };
 }
 
+/** The deployment version a draft run carries: deployments count from 1. */
+export const draftVersion = 0;
+
+async function deployedGraph(deps: PrepareDeps, workflow: WorkflowRecord): Promise<WorkflowGraph> {
+  if (!workflow.isDeployed || workflow.deployedVersion === undefined) {
+    throw new ForbiddenError('Workflow is not deployed: deploy it before running it');
+  }
+  const deployment = await deps.workflows.getDeployment(workflow.id, workflow.deployedVersion);
+  if (!deployment)
+    throw new Error(`Deployment ${workflow.deployedVersion} of workflow ${workflow.id} is missing`);
+  return deployment.state;
+}
+
+/**
+ * A sync caller cannot be answered after a wait longer than the sync budget, so such a graph is
+ * refused before it runs. Only literal durations are known here; one taken from a reference is
+ * caught by the budget while the run goes.
+ */
+function refuseWaitsBeyond(graph: WorkflowGraph, budgetInMs: number): void {
+  for (const block of Object.values(graph.blocks)) {
+    if (block.type !== 'wait' || block.enabled === false) continue;
+    const duration = Number(block.config.durationMs);
+    if (Number.isFinite(duration) && duration > budgetInMs) {
+      throw new ValidationError(
+        `Wait block "${block.name}" waits ${Math.round(duration / 1000)} s, longer than the ${Math.round(budgetInMs / 1000)} s a synchronous run may take: run it asynchronously (header X-Execution-Mode: async)`,
+        [{ path: `blocks.${block.id}.config.durationMs`, message: 'Longer than the synchronous run budget' }],
+      );
+    }
+  }
+}
+
 export interface StepDeps {
   deployments: Pick<WorkflowStore, 'getDeployment'>;
+  /** Where a draft run (deployment version 0) reads its graph: the saved workflow. */
+  drafts?: Pick<WorkflowStore, 'getWorkflow'>;
   checkpoints: CheckpointStore;
   engine: EngineDeps;
   /** How long one step may run blocks before it checkpoints and hands back to the state machine. */
   budgetInMs: number;
+  /** How long a sync run may take in all, counted from its start; past it the run ends as timed out. */
+  syncBudgetInMs?: number;
   /** The workspace's decrypted environment; read per step and never checkpointed. */
   environmentOf?: (workspaceId: string) => Promise<Record<string, string>>;
+  now?: () => number;
 }
 
 const graphsUsingEnvironment = new WeakMap<WorkflowGraph, boolean>();
@@ -86,22 +118,42 @@ export function usesEnvironment(graph: WorkflowGraph): boolean {
   return uses;
 }
 
-async function environmentFor(deps: StepDeps, state: ExecutionState): Promise<Record<string, string>> {
-  if (!deps.environmentOf) return {};
+async function graphOf(deps: StepDeps, state: ExecutionState): Promise<WorkflowGraph> {
+  if (state.deploymentVersion === draftVersion) {
+    const workflow = await deps.drafts?.getWorkflow(state.workflowId);
+    if (!workflow)
+      throw new Error(`Workflow ${state.workflowId} of draft run ${state.executionId} is missing`);
+    return workflow.state;
+  }
   const deployment = await deps.deployments.getDeployment(state.workflowId, state.deploymentVersion);
-  if (!deployment || !usesEnvironment(deployment.state)) return {};
-  return deps.environmentOf(state.workspaceId);
+  if (!deployment)
+    throw new Error(`Deployment ${state.deploymentVersion} of workflow ${state.workflowId} is missing`);
+  return deployment.state;
+}
+
+async function environmentFor(deps: StepDeps, graph: WorkflowGraph, workspaceId: string) {
+  if (!deps.environmentOf || !usesEnvironment(graph)) return {};
+  return deps.environmentOf(workspaceId);
 }
 
 const resultKey = (executionId: string) => `${executionId}#result`;
 
 export async function executeStep(deps: StepDeps, state: ExecutionState): Promise<StepOutcome> {
+  const now = deps.now ?? Date.now;
   const resuming = state.step !== undefined && state.step.status !== 'done';
   const checkpoint = resuming
     ? await loadCheckpoint(deps, state.executionId)
     : await firstCheckpoint(deps, state);
-  const environment = await environmentFor(deps, state);
-  const outcome = await runStep(checkpoint, deps.engine, { budgetInMs: deps.budgetInMs, environment });
+  const environment = await environmentFor(deps, checkpoint.context.graph, state.workspaceId);
+  const syncLeftInMs = syncTimeLeftInMs(deps, state, now());
+  const budgetInMs = Math.min(deps.budgetInMs, syncLeftInMs);
+  let outcome = await runStep(checkpoint, deps.engine, { budgetInMs, environment });
+  if (outcome.status !== 'done' && syncLeftInMs !== Number.POSITIVE_INFINITY) {
+    const leftInMs = syncTimeLeftInMs(deps, state, now());
+    const needsInMs = outcome.status === 'waiting' ? outcome.waitSeconds * 1000 : Number.POSITIVE_INFINITY;
+    if (needsInMs > leftInMs)
+      outcome = { status: 'done', result: timedOutResult(deps, outcome.checkpoint, now()) };
+  }
   if (outcome.status === 'running') {
     await deps.checkpoints.save(state.executionId, outcome.checkpoint);
     return { status: 'running' };
@@ -121,6 +173,33 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   return { status: 'done', result: { resultRef: resultKey(state.executionId) } };
 }
 
+function syncTimeLeftInMs(deps: StepDeps, state: ExecutionState, nowInMs: number): number {
+  if (state.mode !== 'sync' || deps.syncBudgetInMs === undefined) return Number.POSITIVE_INFINITY;
+  return Math.max(0, deps.syncBudgetInMs - (nowInMs - Date.parse(state.startedAt)));
+}
+
+/** The HTTP status of a sync run that could not finish within the sync budget. */
+export const timedOutHttpStatus = 408;
+
+/** A sync run out of time ends here, with the spans and cost of the blocks that did finish. */
+function timedOutResult(deps: StepDeps, checkpoint: Checkpoint, nowInMs: number): RunResult {
+  const budgetInSeconds = Math.round((deps.syncBudgetInMs ?? 0) / 1000);
+  const startedAt = checkpoint.context.startedAt;
+  const endedAt = new Date(nowInMs).toISOString();
+  return {
+    success: false,
+    output: undefined,
+    error: `The run did not finish within the ${budgetInSeconds} s a synchronous execution may take; run it asynchronously (header X-Execution-Mode: async)`,
+    httpStatus: timedOutHttpStatus,
+    responseHeaders: {},
+    traceSpans: checkpoint.frames.root?.spans ?? [],
+    cost: checkpoint.cost,
+    startedAt,
+    endedAt,
+    durationMs: elapsedMs(startedAt, endedAt),
+  };
+}
+
 async function loadCheckpoint(deps: StepDeps, executionId: string): Promise<Checkpoint> {
   const checkpoint = await deps.checkpoints.load(executionId);
   if (!checkpoint) throw new Error(`Checkpoint of execution ${executionId} is missing`);
@@ -128,9 +207,6 @@ async function loadCheckpoint(deps: StepDeps, executionId: string): Promise<Chec
 }
 
 async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<Checkpoint> {
-  const deployment = await deps.deployments.getDeployment(state.workflowId, state.deploymentVersion);
-  if (!deployment)
-    throw new Error(`Deployment ${state.deploymentVersion} of workflow ${state.workflowId} is missing`);
   return startRun(
     {
       executionId: state.executionId,
@@ -138,7 +214,7 @@ async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<C
       workspaceId: state.workspaceId,
       trigger: state.trigger,
       input: state.input,
-      graph: deployment.state,
+      graph: await graphOf(deps, state),
       startedAt: state.startedAt,
     },
     deps.engine.limits,
@@ -148,6 +224,8 @@ async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<C
 export interface FinalizeDeps {
   logs: ExecutionLogStore;
   checkpoints: CheckpointStore;
+  /** Settles the job of an asynchronous run. */
+  jobs: SettleDeps['jobs'];
   now: () => Date;
   /** Charged to every run, on top of its model costs. */
   baseChargePerRunInUsd: number;
@@ -176,6 +254,15 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     },
   };
   await deps.logs.putLogEntry(entry);
+  // After the log entry, so a job read as finished always has its output to show.
+  if (state.mode === 'async') {
+    await settleJob(deps, state, {
+      success: result.success,
+      error: result.error,
+      durationInMs: entry.totalDurationMs,
+      endedAt: result.endedAt,
+    });
+  }
   if (state.step?.status === 'done' && 'resultRef' in state.step.result) {
     await deps.checkpoints.delete(state.step.result.resultRef);
   }
@@ -233,14 +320,15 @@ export function executionAnswer(
   entry: Pick<ExecutionLogEntry, 'totalDurationMs' | 'cost'>,
 ): ExecutionAnswer {
   const totalDurationMs = entry.totalDurationMs;
+  const timedOut = !result.success && result.httpStatus === timedOutHttpStatus;
   return {
-    httpStatus: result.success ? result.httpStatus : 500,
+    httpStatus: result.success ? result.httpStatus : timedOut ? timedOutHttpStatus : 500,
     headers: result.success ? result.responseHeaders : {},
     body: {
       success: result.success,
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(result.error === undefined ? {} : { error: result.error }),
-      ...(result.success ? {} : { code: 'EXECUTION_ERROR' as const }),
+      ...(result.success ? {} : { code: timedOut ? ('TIMEOUT' as const) : ('EXECUTION_ERROR' as const) }),
       metadata: {
         duration: totalDurationMs,
         executionId: state.executionId,

@@ -44,8 +44,11 @@ export interface ExecutionAnswer {
     success: boolean;
     output?: unknown;
     error?: string;
-    /** `EXECUTION_ERROR` on a failed run, so clients can tell a failed run from a crash. */
-    code?: 'EXECUTION_ERROR';
+    /**
+     * `EXECUTION_ERROR` on a failed run, so clients can tell a failed run from a crash; `TIMEOUT`
+     * on a sync run that could not finish within the sync budget (HTTP 408).
+     */
+    code?: 'EXECUTION_ERROR' | 'TIMEOUT';
     metadata: {
       duration: number;
       executionId: string;

@@ -2,6 +2,7 @@
 import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
+import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import type { ExecutionStarter } from '../../core/runs/types';
 import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
 import { cachedDeployments } from '../../core/workflows/deployment-cache';
@@ -28,7 +29,19 @@ export function prepareDeps(): PrepareDeps {
       getDeployment: deploymentReader().getDeployment,
     },
     now: deps.now,
+    syncBudgetInMs,
   };
+}
+
+/**
+ * How long a sync run may take in all (`SYNC_BUDGET_MS`, default 27 s): API Gateway gives up on a
+ * REST integration at 29 s, and Finalize and the answer need the rest.
+ */
+export const syncBudgetInMs = positiveNumberFromEnv('SYNC_BUDGET_MS') ?? 27_000;
+
+function positiveNumberFromEnv(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 export function executionStarter(): ExecutionStarter {
@@ -39,6 +52,7 @@ export function finalizeDeps(): FinalizeDeps {
   return {
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
+    jobs: DynamoJobStore.fromEnv({ blobStore: blobStore() }),
     now: () => new Date(),
     baseChargePerRunInUsd: baseChargePerRunInUsd(),
   };

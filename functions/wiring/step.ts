@@ -14,7 +14,7 @@ import type { StepDeps } from '../../core/runs/service';
 import { pricingTableFrom } from '../../core/models/pricing';
 import { deployedWorkflowLoader } from '../../core/workflows/loader';
 import { environmentDeps } from './environment';
-import { deploymentReader } from './execution';
+import { deploymentReader, syncBudgetInMs } from './execution';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
@@ -78,6 +78,8 @@ export function stepDeps(): StepDeps {
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
     engine: engineDeps(),
     budgetInMs: stepBudgetInMs,
+    syncBudgetInMs,
+    drafts: { getWorkflow: (id) => workflowDeps().workflows.getWorkflow(id) },
     environmentOf: (workspaceId) => loadEnvironment(environmentDeps(), workspaceId),
   };
 }

@@ -53,6 +53,7 @@ export const queueActions = {
 export const stateMachineActions = {
   startSync: ['states:StartSyncExecution'],
   start: ['states:StartExecution'],
+  stop: ['states:StopExecution'],
 } as const;
 
 /**
@@ -115,7 +116,9 @@ export class ResourceAccessGrant extends Construct {
       setEnv(queues[name].envVar, queue.queueUrl);
     }
 
-    for (const [name, level] of entries<StateMachineName, 'startSync' | 'start'>(access.stateMachines)) {
+    for (const [name, level] of entries<StateMachineName, 'startSync' | 'start' | 'stop'>(
+      access.stateMachines,
+    )) {
       const machine = resources.stateMachines?.[name];
       if (!machine) throw new Error(`State machine ${name} is not available to ${fn.node.path}`);
       if (level === 'startSync' && stateMachines[name].type !== 'EXPRESS') {
@@ -123,7 +126,17 @@ export class ResourceAccessGrant extends Construct {
           `State machine ${name} is ${stateMachines[name].type}; only EXPRESS machines start sync`,
         );
       }
-      allow(stateMachineActions[level], [machine.stateMachineArn]);
+      // StopExecution acts on an execution, whose ARN is the machine's with `execution:` and its name.
+      const target =
+        level === 'stop'
+          ? cdk.Stack.of(fn).formatArn({
+              service: 'states',
+              resource: 'execution',
+              resourceName: `${cdk.Fn.select(6, cdk.Fn.split(':', machine.stateMachineArn))}:*`,
+              arnFormat: cdk.ArnFormat.COLON_RESOURCE_NAME,
+            })
+          : machine.stateMachineArn;
+      allow(stateMachineActions[level], [target]);
       setEnv(stateMachines[name].envVar, machine.stateMachineArn);
     }
 

@@ -1,21 +1,22 @@
 /**
  * The execution state machine run in process: the very definition that CDK deploys
- * (catalog/execution-definition.ts), run by aws-local-stepfunctions with the Step and Finalize Task
- * states bound to local functions instead of Lambda.
+ * (catalog/execution-definition.ts), run by the interpreter in ./state-machine.ts with the Step and
+ * Finalize Task states bound to local functions instead of Lambda.
  *
- * Behaviour of aws-local-stepfunctions@3.0.0 worth knowing (checked in its sources and the tests):
- * - It calls `Promise.withResolvers` (Node 22+) in every Task; a guarded polyfill is installed below.
- * - Local Task handlers are keyed by state NAME, not by resource ARN; the starter finds the states
- *   whose `Resource` is the step or finalize ARN and binds those names.
- * - An error thrown by a Task becomes `{Error: error.name, Cause: error.message}` at the Catch's
- *   ResultPath. Lambda itself gives a JSON text as Cause for a function error
- *   (`{"errorType","errorMessage","trace"}`), so the starter re-throws handler errors in that shape:
- *   Finalize sees the same `$.failure` here as in AWS.
- * - A Task without TimeoutSeconds times out after 60 s (States.Timeout, which the definition's Catch
- *   sends to Finalize); in AWS the Lambda's own timeout applies instead.
- * - The Wait state honours `SecondsPath`; `waitOverrideMs` replaces every Wait's duration (tests).
+ * - Sync runs (the Express machine) run in the caller's request and are not written down, as an
+ *   Express execution's state is not kept either.
+ * - Async runs (the Standard machine) are written to `<journalDir>/<executionId>.json` at every
+ *   state they reach, a Wait's deadline included, so `resume()` after a restart goes on from there:
+ *   a Task that was running when the process died runs again (as a Lambda retry would), a Wait
+ *   sleeps only what is left. An execution's name stays taken after it ends (as a Standard
+ *   execution's does), so starting the same task again is a no-op.
+ * - A handler error reaches the Catch as Lambda gives it: `Error` the error's name, `Cause` the JSON
+ *   text `{"errorType","errorMessage","trace"}`. A Task over its TimeoutSeconds fails with
+ *   States.Timeout.
  */
-import { type StateMachineDefinition, StateMachine } from 'aws-local-stepfunctions';
+import { mkdirSync } from 'node:fs';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { renderExecutionDefinition } from '../../catalog/execution-definition';
 import type {
   ExecutionAnswer,
@@ -25,170 +26,336 @@ import type {
   StepOutcome,
 } from '../../core/runs/types';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
-
-installPromiseWithResolvers();
+import { checkDefinition, type Definition, type Position, runFrom, stateFailure } from './state-machine';
 
 export const DEFAULT_FUNCTION_ARN_PREFIX = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:`;
-export const DEFAULT_STATE_MACHINE_ARN_PREFIX = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:`;
 
 export interface LocalExecutionStarterOptions {
   /** The Step Lambda's logic. */
   step(state: ExecutionState): Promise<StepOutcome>;
   /** The Finalize Lambda's logic; its answer is what a sync run returns. */
   finalize(state: ExecutionState): Promise<ExecutionAnswer>;
-  /**
-   * Prefix of the ARNs in the Context Object (`$$.StateMachine.Id`, `$$.Execution.Id`), as in AWS:
-   * `<prefix>stateMachine:<name>` and `<prefix>execution:<name>:<executionId>`.
-   * Default `arn:aws:states:us-east-1:000000000000:`.
-   */
-  stateMachineArnPrefix?: string;
-  /** Prefix of the function ARNs substituted into the definition. Default `arn:aws:lambda:us-east-1:000000000000:function:`. */
+  /** Prefix of the function ARNs substituted into the definition. */
   functionArnPrefix?: string;
   /** Replaces the duration of every Wait state by this many milliseconds (tests). */
   waitOverrideMs?: number;
-  /** Called when a background run fails (Finalize threw); defaults to console.error. Never throws out. */
+  /** Called when a background run fails outside the definition's Catch (Finalize threw). Never throws out. */
   onAsyncError?(error: unknown, request: ExecutionRequest): void;
+  /** Where async executions are written down; without it they live in memory only. */
+  journalDir?: string;
+  /** Async executions that run at once; the others wait their turn, already written down. Default 64. */
+  maxConcurrentAsync?: number;
+  /** Ended executions' records are removed after this long (their names are free again). Default 7 days. */
+  endedRetentionInMs?: number;
 }
 
 export interface LocalExecutionStarter extends ExecutionStarter {
   /** Resolves once every background run started so far (and any they lead to) has ended. */
   drain(): Promise<void>;
-  /** Background runs still going. */
+  /** Background runs started and not ended. */
   readonly inFlight: number;
+  /** Goes on with the async executions a previous process left running; resolves to how many. */
+  resume(): Promise<number>;
+  /**
+   * Stops starting states: running Tasks finish and their executions stay written down as they
+   * are, so the next process resumes them. Resolves when nothing runs any more.
+   */
+  close(): Promise<void>;
+}
+
+type Status = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+
+interface JournalRecord {
+  request: ExecutionRequest;
+  status: Status;
+  position: Position;
+  updatedAtInMs: number;
+}
+
+interface Execution {
+  request: ExecutionRequest;
+  stopped: boolean;
+  wake: Set<() => void>;
+  done: Promise<void>;
 }
 
 export function createLocalExecutionStarter(options: LocalExecutionStarterOptions): LocalExecutionStarter {
   const functionArnPrefix = options.functionArnPrefix ?? DEFAULT_FUNCTION_ARN_PREFIX;
-  const stateMachineArnPrefix = options.stateMachineArnPrefix ?? DEFAULT_STATE_MACHINE_ARN_PREFIX;
   const stepArn = `${functionArnPrefix}executionStep`;
   const finalizeArn = `${functionArnPrefix}executionFinalize`;
-  const { definition, machine } = parsedMachine(stepArn, finalizeArn);
-
-  const handlers: Record<string, (input: unknown) => Promise<never>> = {};
-  const waitTimeOverrides: Record<string, number> = {};
-  for (const [name, state] of Object.entries(definition.States)) {
-    if (state.Type === 'Task' && state.Resource === stepArn) handlers[name] = asLambda(options.step);
-    if (state.Type === 'Task' && state.Resource === finalizeArn) handlers[name] = asLambda(options.finalize);
-    if (state.Type === 'Wait' && options.waitOverrideMs !== undefined)
-      waitTimeOverrides[name] = options.waitOverrideMs;
-  }
-  const overrides = { taskResourceLocalHandlers: handlers, waitTimeOverrides };
-
-  const run = async (request: ExecutionRequest, machineName: string): Promise<ExecutionAnswer> => {
-    const execution = machine.run(request as never, {
-      overrides: overrides as never,
-      context: {
-        Execution: {
-          Id: `${stateMachineArnPrefix}execution:${machineName}:${request.executionId}`,
-          Name: request.executionId,
-        },
-        StateMachine: { Id: `${stateMachineArnPrefix}stateMachine:${machineName}`, Name: machineName },
-      },
-    });
-    return (await execution.result) as unknown as ExecutionAnswer;
+  const definition = checkedDefinition(stepArn, finalizeArn);
+  const handlers: { [arn: string]: (input: unknown) => Promise<unknown> } = {
+    [stepArn]: asLambda(options.step),
+    [finalizeArn]: asLambda(options.finalize),
   };
-
-  const running = new Map<string, Promise<void>>();
+  const journal = options.journalDir ? openJournal(options.journalDir) : undefined;
+  const maxConcurrent = options.maxConcurrentAsync ?? 64;
   const onAsyncError =
     options.onAsyncError ??
     ((error: unknown, request: ExecutionRequest) =>
       console.error(`Local execution ${request.executionId} failed`, error));
 
-  return {
-    startSync: (request) => run(request, 'executionSync'),
+  const executions = new Map<string, Execution>();
+  const waitingForTurn: (() => void)[] = [];
+  let runningAsync = 0;
+  let closing = false;
 
-    startAsync(request) {
-      // Like a Standard execution named by the task id: starting the same one again is a no-op.
-      if (running.has(request.executionId)) return Promise.resolve();
-      // The run begins after the caller's current turn, as a Standard execution starts after StartExecution answers.
-      const done = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => run(request, 'executionAsync'))
-        .then(
-          () => undefined,
-          (error) => {
-            try {
-              onAsyncError(error, request);
-            } catch {
-              // A failing reporter must not turn into an unhandled rejection.
-            }
-          },
-        );
-      running.set(request.executionId, done);
-      done.finally(() => running.delete(request.executionId));
-      return Promise.resolve();
+  const hooksFor = (execution: Execution | undefined) => ({
+    invoke: (resource: string, input: unknown) => {
+      const handler = handlers[resource];
+      if (!handler) throw new Error(`No local handler for ${resource}`);
+      return handler(input);
+    },
+    now: () => Date.now(),
+    sleepUntil: (timeInMs: number) => sleepUntil(timeInMs, execution),
+    stopped: () => closing || Boolean(execution?.stopped),
+  });
+
+  const sleepUntil = (timeInMs: number, execution: Execution | undefined) =>
+    new Promise<void>((resolve) => {
+      const delayInMs = options.waitOverrideMs ?? Math.max(0, timeInMs - Date.now());
+      const wake = () => {
+        clearTimeout(timer);
+        execution?.wake.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, delayInMs);
+      execution?.wake.add(wake);
+    });
+
+  const turn = async () => {
+    if (runningAsync < maxConcurrent) {
+      runningAsync++;
+      return;
+    }
+    await new Promise<void>((resolve) => waitingForTurn.push(resolve));
+  };
+  const endTurn = () => {
+    const next = waitingForTurn.shift();
+    if (next) next();
+    else runningAsync--;
+  };
+
+  const runAsync = (request: ExecutionRequest, from: Position) => {
+    const execution: Execution = { request, stopped: false, wake: new Set(), done: Promise.resolve() };
+    executions.set(request.executionId, execution);
+    execution.done = (async () => {
+      // The run begins after the caller's turn, as a Standard execution starts after StartExecution answers.
+      await new Promise((resolve) => setImmediate(resolve));
+      await turn();
+      try {
+        if (closing || execution.stopped) return;
+        const end = await runFrom(definition, from, {
+          ...hooksFor(execution),
+          onPosition: (position) => journal?.write({ request, status: 'RUNNING', position }),
+        });
+        if (execution.stopped) return;
+        if ('state' in end) return; // closing: left written down as it is, for the next process
+        await journal?.write({ request, status: 'failed' in end ? 'FAILED' : 'SUCCEEDED', position: end });
+        if ('failed' in end) reportSafely(onAsyncError, asError(end.failed), request);
+      } catch (error) {
+        reportSafely(onAsyncError, error, request);
+      } finally {
+        endTurn();
+        executions.delete(request.executionId);
+      }
+    })();
+  };
+
+  return {
+    async startSync(request) {
+      const end = await runFrom(
+        definition,
+        { state: definition.StartAt, input: request },
+        hooksFor(undefined),
+      );
+      if ('failed' in end) throw asError(end.failed);
+      if (!('end' in end)) throw new Error(`Sync execution ${request.executionId} was stopped`);
+      return end.output as ExecutionAnswer;
+    },
+
+    async startAsync(request) {
+      if (closing) throw new Error('The local state machine is closing');
+      if (executions.has(request.executionId)) return;
+      if (journal && (await journal.exists(request.executionId))) return;
+      const from: Position = { state: definition.StartAt, input: request };
+      // Written down before StartExecution answers: a started execution survives a restart.
+      await journal?.write({ request, status: 'RUNNING', position: from });
+      runAsync(request, from);
+    },
+
+    async stopAsync(executionId, reason) {
+      const execution = executions.get(executionId);
+      if (execution) {
+        execution.stopped = true;
+        for (const wake of [...execution.wake]) wake();
+      }
+      const record = await journal?.read(executionId);
+      if (record?.status === 'RUNNING') {
+        await journal?.write({
+          ...record,
+          status: 'ABORTED',
+          position: { failed: { Error: 'States.Aborted', Cause: reason } },
+        });
+      }
     },
 
     async drain() {
-      while (running.size > 0) await Promise.all(running.values());
+      while (executions.size > 0) await Promise.all([...executions.values()].map((e) => e.done));
     },
 
     get inFlight() {
-      return running.size;
+      return executions.size;
+    },
+
+    async resume() {
+      if (!journal) return 0;
+      const records = await journal.list(options.endedRetentionInMs ?? 7 * 24 * 3600 * 1000);
+      let resumed = 0;
+      for (const record of records) {
+        if (record.status !== 'RUNNING' || executions.has(record.request.executionId)) continue;
+        runAsync(record.request, record.position);
+        resumed++;
+      }
+      return resumed;
+    },
+
+    async close() {
+      closing = true;
+      for (const execution of executions.values()) for (const wake of [...execution.wake]) wake();
+      for (const next of waitingForTurn.splice(0)) next();
+      await Promise.all([...executions.values()].map((e) => e.done));
     },
   };
 }
 
-/**
- * Machines are built once per pair of function ARNs and shared (a StateMachine keeps no state between
- * runs). The definition is not validated here: asl-validator takes 0.3 to 0.6 s on its first use, a
- * large part of the local server's start-up budget, and the definition is static; the integration
- * tests validate it (`validateExecutionDefinition`).
- */
-const machines = new Map<string, { definition: StateMachineDefinition; machine: StateMachine }>();
-function parsedMachine(stepArn: string, finalizeArn: string) {
+/** The rendered definition, checked once per pair of ARNs: the interpreter refuses what it cannot run. */
+const definitions = new Map<string, Definition>();
+function checkedDefinition(stepArn: string, finalizeArn: string): Definition {
   const key = `${stepArn} ${finalizeArn}`;
-  let parsed = machines.get(key);
-  if (!parsed) {
-    const definition = renderExecutionDefinition({
+  let definition = definitions.get(key);
+  if (!definition) {
+    definition = renderExecutionDefinition({
       StepFunctionArn: stepArn,
       FinalizeFunctionArn: finalizeArn,
-    }) as unknown as StateMachineDefinition;
-    parsed = {
-      definition,
-      machine: new StateMachine(definition, { validationOptions: { noValidate: true } }),
-    };
-    machines.set(key, parsed);
+    }) as unknown as Definition;
+    checkDefinition(definition);
+    definitions.set(key, definition);
   }
-  return parsed;
-}
-
-/** Validates the rendered definition as aws-local-stepfunctions would (throws on an invalid one). */
-export function validateExecutionDefinition(functionArnPrefix = DEFAULT_FUNCTION_ARN_PREFIX): void {
-  const definition = renderExecutionDefinition({
-    StepFunctionArn: `${functionArnPrefix}executionStep`,
-    FinalizeFunctionArn: `${functionArnPrefix}executionFinalize`,
-  }) as unknown as StateMachineDefinition;
-  new StateMachine(definition);
+  return definition;
 }
 
 /** Binds a handler as Lambda would run it: errors surface as Lambda function errors do. */
 function asLambda<T>(handler: (state: ExecutionState) => Promise<T>) {
-  return async (input: unknown): Promise<never> => {
+  return async (input: unknown): Promise<T> => {
     try {
-      return (await handler(input as ExecutionState)) as never;
+      return await handler(input as ExecutionState);
     } catch (error) {
       throw lambdaFunctionError(error);
     }
   };
 }
 
-/** An error whose name is the Lambda `errorType` and whose message is the Cause text Step Functions shows. */
+/** An error whose name is the Lambda `errorType` and whose Cause is the JSON text Step Functions shows. */
 export function lambdaFunctionError(error: unknown): Error {
   const original = error instanceof Error ? error : new Error(String(error));
-  const wrapped = new Error(
-    JSON.stringify({
-      errorType: original.name,
-      errorMessage: original.message,
-      trace: (original.stack ?? '').split('\n'),
-    }),
-    { cause: original },
-  );
-  wrapped.name = original.name;
+  const cause = JSON.stringify({
+    errorType: original.name,
+    errorMessage: original.message,
+    trace: (original.stack ?? '').split('\n'),
+  });
+  const wrapped = stateFailure(original.name, cause);
+  wrapped.cause = original;
   return wrapped;
 }
 
+function asError(failed: { Error: string; Cause: string }): Error {
+  const error = new Error(`${failed.Error}: ${failed.Cause}`);
+  error.name = failed.Error;
+  return error;
+}
+
+function reportSafely(
+  report: (error: unknown, request: ExecutionRequest) => void,
+  error: unknown,
+  request: ExecutionRequest,
+): void {
+  try {
+    report(error, request);
+  } catch {
+    // A failing reporter must not turn into an unhandled rejection.
+  }
+}
+
+/** One JSON file per async execution, replaced whole by rename so a crash never leaves half of one. */
+function openJournal(dir: string) {
+  mkdirSync(dir, { recursive: true });
+  const fileOf = (executionId: string) => join(dir, `${encodeURIComponent(executionId)}.json`);
+  let writes = 0;
+  return {
+    async write(record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<void> {
+      const file = fileOf(record.request.executionId);
+      const temporary = `${file}.${process.pid}.${writes++}.tmp`;
+      await writeFile(temporary, JSON.stringify({ ...record, updatedAtInMs: Date.now() }));
+      await rename(temporary, file);
+    },
+    async read(executionId: string): Promise<JournalRecord | undefined> {
+      try {
+        return JSON.parse(await readFile(fileOf(executionId), 'utf8')) as JournalRecord;
+      } catch {
+        return undefined;
+      }
+    },
+    async exists(executionId: string): Promise<boolean> {
+      return stat(fileOf(executionId)).then(
+        () => true,
+        () => false,
+      );
+    },
+    /** Every record; ended ones older than the retention, and leftover temporary files, are removed. */
+    async list(endedRetentionInMs: number): Promise<JournalRecord[]> {
+      const records: JournalRecord[] = [];
+      for (const name of await readdir(dir)) {
+        const file = join(dir, name);
+        if (name.endsWith('.tmp')) {
+          await rm(file, { force: true });
+          continue;
+        }
+        if (!name.endsWith('.json')) continue;
+        const record = await readFile(file, 'utf8').then(
+          (text) => JSON.parse(text) as JournalRecord,
+          () => undefined,
+        );
+        if (!record) continue;
+        if (record.status !== 'RUNNING' && Date.now() - record.updatedAtInMs > endedRetentionInMs) {
+          await rm(file, { force: true });
+          continue;
+        }
+        records.push(record);
+      }
+      return records;
+    },
+  };
+}
+
+/**
+ * Validates the rendered definition against the Amazon States Language (asl-validator through
+ * aws-local-stepfunctions), as the deployed machines must pass it. Tests call this; it is slow.
+ */
+export async function validateExecutionDefinition(
+  functionArnPrefix = DEFAULT_FUNCTION_ARN_PREFIX,
+): Promise<void> {
+  installPromiseWithResolvers();
+  const { StateMachine } = await import('aws-local-stepfunctions');
+  const definition = renderExecutionDefinition({
+    StepFunctionArn: `${functionArnPrefix}executionStep`,
+    FinalizeFunctionArn: `${functionArnPrefix}executionFinalize`,
+  });
+  new StateMachine(definition as never);
+}
+
 /** aws-local-stepfunctions@3 needs `Promise.withResolvers`, which Node 20 lacks. Installed once, if missing. */
-export function installPromiseWithResolvers(): void {
+function installPromiseWithResolvers(): void {
   const promise = Promise as unknown as { withResolvers?: unknown };
   if (typeof promise.withResolvers === 'function') return;
   Object.defineProperty(Promise, 'withResolvers', {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { block } from '../../core/engine/builders';
 import type { WorkflowGraph } from '../../core/engine/types';
-import { type LocalService, startLocalService } from '../../local/service';
+import { type LocalService, type LocalServiceOptions, startLocalService } from '../../local/service';
 
 export interface Answer<T = any> {
   status: number;
@@ -85,7 +85,9 @@ export function makeClient(service: LocalService): TestService {
 }
 
 /** One service per test file; vitest runs each file in its own process. */
-export function useLocalService(options: { allowLoopbackOutbound?: boolean } = {}): { get(): TestService } {
+export function useLocalService(
+  options: Pick<LocalServiceOptions, 'allowLoopbackOutbound' | 'waitOverrideMs'> = {},
+): { get(): TestService } {
   let dataDir: string;
   let client: TestService | undefined;
   beforeAll(async () => {
@@ -104,6 +106,16 @@ export function useLocalService(options: { allowLoopbackOutbound?: boolean } = {
       return client;
     },
   };
+}
+
+/** Polls the job until it has finished (completed, failed or cancelled); answers its last status. */
+export async function finishedJob(tenant: Tenant, taskId: string, timeoutInMs = 20_000): Promise<Answer> {
+  const deadline = Date.now() + timeoutInMs;
+  for (;;) {
+    const answer = await tenant.call('GET', `/api/jobs/${taskId}`);
+    if (!['queued', 'processing'].includes(answer.body?.status) || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Creates a workflow with `state` in the tenant's workspace and deploys it; answers its id. */

@@ -1,4 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type {
   ExecutionAnswer,
   ExecutionRequest,
@@ -61,12 +64,12 @@ function scriptedStep(...outcomes: StepOutcome[]) {
 const done: StepOutcome = { status: 'done', result: { resultRef: 'results/exec-1.json' } };
 
 describe('createLocalExecutionStarter', () => {
-  it('runs a definition that passes Amazon States Language validation', () => {
+  it('runs a definition that passes Amazon States Language validation', async () => {
     // Act
-    const validate = () => validateExecutionDefinition();
+    const validation = validateExecutionDefinition();
 
     // Assess
-    expect(validate).not.toThrow();
+    await expect(validation).resolves.toBeUndefined();
   });
 
   it('returns the Finalize answer when the first step is done', async () => {
@@ -107,28 +110,32 @@ describe('createLocalExecutionStarter', () => {
     const { step, seen } = scriptedStep({ status: 'waiting', waitSeconds: 3600 }, done);
     const finalize = vi.fn(async (state: ExecutionState) => answerFor(state));
     const starter = createLocalExecutionStarter({ step, finalize, waitOverrideMs: 0 });
-    const started = performance.now();
 
     // Act
     const answer = await starter.startSync(request());
 
     // Assess
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(seen[1].step).toEqual({ status: 'waiting', waitSeconds: 3600 });
     expect(answer.body.success).toBe(true);
   });
 
   it('waits the seconds the step asks for when no override is given', async () => {
     // Prepare
-    const { step } = scriptedStep({ status: 'waiting', waitSeconds: 1 }, done);
+    vi.useFakeTimers();
+    const { step } = scriptedStep({ status: 'waiting', waitSeconds: 30 }, done);
     const starter = createLocalExecutionStarter({ step, finalize: async (state) => answerFor(state) });
-    const started = performance.now();
 
     // Act
-    await starter.startSync(request());
+    const run = starter.startSync(request());
+    await vi.advanceTimersByTimeAsync(29_999);
+    const stepsBeforeTheEnd = step.mock.calls.length;
+    await vi.advanceTimersByTimeAsync(1);
+    await run;
+    vi.useRealTimers();
 
     // Assess
-    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+    expect(stepsBeforeTheEnd).toBe(1);
+    expect(step).toHaveBeenCalledTimes(2);
   });
 
   it('sends a step that throws to Finalize with failure set as Lambda would', async () => {
@@ -256,30 +263,116 @@ describe('createLocalExecutionStarter', () => {
     expect(onAsyncError).toHaveBeenCalledWith(expect.any(Error), request('broken'));
     expect(unhandled).not.toHaveBeenCalled();
   });
+});
 
-  it('adds well under a millisecond per run over calling step and finalize directly', async () => {
-    // Prepare
-    const step = async (): Promise<StepOutcome> => done;
-    const finalize = async (state: ExecutionState) => answerFor(state);
-    const starter = createLocalExecutionStarter({ step, finalize });
-    const perRun = async (run: () => Promise<unknown>, runs = 500) => {
-      const started = performance.now();
-      for (let i = 0; i < runs; i++) await run();
-      return (performance.now() - started) / runs;
-    };
-    await perRun(() => starter.startSync(request()));
+describe('createLocalExecutionStarter with a journal', () => {
+  const journalDir = () => mkdtempSync(join(tmpdir(), 'sfn-journal-'));
+  const asyncRequest = (id: string): ExecutionRequest => ({ ...request(id), mode: 'async' });
 
-    // Act: the best of three batches, so that a busy machine does not decide the result
-    const overheads: number[] = [];
-    for (let batch = 0; batch < 3; batch++) {
-      const viaStateMachine = await perRun(() => starter.startSync(request()));
-      const direct = await perRun(async () => finalize({ ...request(), step: await step() }));
-      overheads.push(viaStateMachine - direct);
-    }
-    const overhead = Math.min(...overheads);
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('resumes a waiting execution in the next process, sleeping only what is left', async () => {
+    // Prepare: timers and clock are fake; the journal's file I/O stays real
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const dir = journalDir();
+    const first = scriptedStep({ status: 'waiting', waitSeconds: 600 });
+    const before = createLocalExecutionStarter({
+      step: first.step,
+      finalize: async (s) => answerFor(s),
+      journalDir: dir,
+    });
+    await before.startAsync(asyncRequest('long'));
+    await vi.waitFor(() => expect(first.step).toHaveBeenCalledTimes(1));
+    await vi.advanceTimersByTimeAsync(60_000);
+    await before.close();
+    const second = scriptedStep(done);
+    const finalize = vi.fn(async (state: ExecutionState) => answerFor(state));
+    const after = createLocalExecutionStarter({ step: second.step, finalize, journalDir: dir });
+
+    // Act
+    const resumed = await after.resume();
+    await vi.advanceTimersByTimeAsync(539_000);
+    const stepsBeforeDeadline = second.step.mock.calls.length;
+    await vi.advanceTimersByTimeAsync(1_000);
+    await after.drain();
+    vi.useRealTimers();
 
     // Assess
-    console.info(`local state machine overhead: ${(overhead * 1000).toFixed(0)} µs per run`);
-    expect(overhead).toBeLessThan(1);
+    expect(resumed).toBe(1);
+    expect(stepsBeforeDeadline).toBe(0);
+    expect(second.seen[0].step).toEqual({ status: 'waiting', waitSeconds: 600 });
+    expect(finalize).toHaveBeenCalledTimes(1);
+    expect(await after.resume()).toBe(0);
+  });
+
+  it('does not start an execution again once it has ended', async () => {
+    // Prepare
+    const dir = journalDir();
+    const { step } = scriptedStep(done, done);
+    const starter = createLocalExecutionStarter({
+      step,
+      finalize: async (s) => answerFor(s),
+      journalDir: dir,
+    });
+    await starter.startAsync(asyncRequest('once'));
+    await starter.drain();
+
+    // Act
+    await starter.startAsync(asyncRequest('once'));
+    await createLocalExecutionStarter({
+      step,
+      finalize: async (s) => answerFor(s),
+      journalDir: dir,
+    }).startAsync(asyncRequest('once'));
+    await starter.drain();
+
+    // Assess
+    expect(step).toHaveBeenCalledTimes(1);
+  });
+
+  it('stops a waiting execution: Finalize never runs and a restart does not resume it', async () => {
+    // Prepare
+    const dir = journalDir();
+    const { step } = scriptedStep({ status: 'waiting', waitSeconds: 3600 });
+    const finalize = vi.fn(async (state: ExecutionState) => answerFor(state));
+    const starter = createLocalExecutionStarter({ step, finalize, journalDir: dir });
+    await starter.startAsync(asyncRequest('cancel-me'));
+    await vi.waitFor(() => expect(step).toHaveBeenCalledTimes(1));
+
+    // Act
+    await starter.stopAsync('cancel-me', 'Cancelled by the user');
+    await starter.drain();
+    const resumed = await createLocalExecutionStarter({ step, finalize, journalDir: dir }).resume();
+
+    // Assess
+    expect(finalize).not.toHaveBeenCalled();
+    expect(resumed).toBe(0);
+  });
+
+  it('runs at most the configured number of async executions at once', async () => {
+    // Prepare
+    let running = 0;
+    let most = 0;
+    const step = async (): Promise<StepOutcome> => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+      return done;
+    };
+    const starter = createLocalExecutionStarter({
+      step,
+      finalize: async (s) => answerFor(s),
+      maxConcurrentAsync: 3,
+    });
+
+    // Act
+    for (let i = 0; i < 10; i++) await starter.startAsync(asyncRequest(`gated-${i}`));
+    await starter.drain();
+
+    // Assess
+    expect(most).toBe(3);
   });
 });

@@ -76,6 +76,12 @@ function stepDeps(code: string, budgetInMs: number, checkpoints = new MemoryChec
   };
 }
 
+// Sync runs have no job to settle.
+const noJobs = {
+  updateJob: async () => expect.unreachable('a sync run settles no job'),
+  recordDuration: async () => undefined,
+};
+
 describe('executeStep', () => {
   it('finishes a short run in one step with the result inline and stores no checkpoint', async () => {
     const checkpoints = new MemoryCheckpoints();
@@ -125,7 +131,13 @@ describe('finalizeRun', () => {
     const { written, store } = logs();
     const done = await executeStep(stepDeps('return 5;', 60_000), state());
     const answer = await finalizeRun(
-      { logs: store as never, checkpoints: new MemoryCheckpoints(), now, baseChargePerRunInUsd: 0 },
+      {
+        logs: store as never,
+        checkpoints: new MemoryCheckpoints(),
+        jobs: noJobs,
+        now,
+        baseChargePerRunInUsd: 0,
+      },
       state({ step: done }),
     );
     expect(written[0]).toMatchObject({
@@ -147,7 +159,7 @@ describe('finalizeRun', () => {
       state(),
     );
     const answer = await finalizeRun(
-      { logs: store as never, checkpoints, now, baseChargePerRunInUsd: 0 },
+      { logs: store as never, checkpoints, jobs: noJobs, now, baseChargePerRunInUsd: 0 },
       state({ step: big }),
     );
     expect(typeof answer.body.output).toBe('string');
@@ -162,7 +174,13 @@ describe('finalizeRun', () => {
       errorMessage: 'Deployment 1 of workflow wf_1 is missing',
     });
     const answer = await finalizeRun(
-      { logs: store as never, checkpoints: new MemoryCheckpoints(), now, baseChargePerRunInUsd: 0 },
+      {
+        logs: store as never,
+        checkpoints: new MemoryCheckpoints(),
+        jobs: noJobs,
+        now,
+        baseChargePerRunInUsd: 0,
+      },
       state({ failure: { Error: 'Error', Cause: cause } }),
     );
     expect(answer.httpStatus).toBe(500);
@@ -183,6 +201,7 @@ describe('base charge', () => {
       {
         logs: { putLogEntry: async (entry: ExecutionLogEntry) => void written.push(entry) } as never,
         checkpoints: new MemoryCheckpoints(),
+        jobs: noJobs,
         now: () => new Date('2026-01-01T00:00:01.000Z'),
         baseChargePerRunInUsd: 0.002,
       },

@@ -1,0 +1,175 @@
+/**
+ * JobStore on the `executions` table.
+ *
+ * | item                    | pk                   | sk          |
+ * |-------------------------|----------------------|-------------|
+ * | job                     | `JOB#<taskId>`       | `JOB`       |
+ * | recent run durations    | `WFSTATS#<workflowId>` | `DURATIONS` |
+ *
+ * The job carries the run request it starts, as JSON text (`requestJson`), or, when that is larger
+ * than INLINE_LIMIT_IN_BYTES (inputs can be up to 10 MB), in the blob store under
+ * `executions/<taskId>/request.json` with the key in `requestBlobKey`. `ttl` is the job's expiry in
+ * Unix seconds: DynamoDB's TTL removes it in AWS, and reads filter it out everywhere (TTL deletes
+ * late, and dynalite has none).
+ */
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
+import type { ExecutionRequest } from '../../core/runs/types';
+import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import {
+  DynamoTable,
+  type DynamoTableWithBlobsOptions,
+  EXECUTIONS_TABLE_ENV,
+  INLINE_LIMIT_IN_BYTES,
+  type Item,
+  isConditionalCheckFailed,
+  type JsonBlobStore,
+  readPointedBlob,
+  requireBlobStore,
+  withoutAttributes,
+} from './shared';
+
+const jobKey = (taskId: string) => ({ pk: `JOB#${taskId}`, sk: 'JOB' });
+const durationsKey = (workflowId: string) => ({ pk: `WFSTATS#${workflowId}`, sk: 'DURATIONS' });
+const INTERNAL = ['requestJson', 'requestBlobKey', 'ttl'] as const;
+
+/** How many recent durations the estimate averages. */
+export const recentDurationsKept = 10;
+
+export function requestBlobKey(taskId: string): string {
+  return `executions/${taskId}/request.json`;
+}
+
+export interface DynamoJobStoreOptions extends DynamoTableWithBlobsOptions {
+  now?: () => Date;
+}
+
+export class DynamoJobStore extends DynamoTable implements JobStore {
+  private readonly now: () => Date;
+
+  constructor(options: DynamoJobStoreOptions) {
+    super(options);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  static fromEnv(options: { blobStore?: JsonBlobStore; now?: () => Date } = {}): DynamoJobStore {
+    return new DynamoJobStore({
+      client: dynamoDocumentClient(),
+      tableName: requireEnv(EXECUTIONS_TABLE_ENV),
+      ...options,
+    });
+  }
+
+  async createJob(job: Job, request: ExecutionRequest): Promise<boolean> {
+    const json = JSON.stringify(request);
+    let requestData: { requestJson: string } | { requestBlobKey: string };
+    if (Buffer.byteLength(json) <= INLINE_LIMIT_IN_BYTES) {
+      requestData = { requestJson: json };
+    } else {
+      const blobs = requireBlobStore(this.blobStore, `The run request of job ${job.taskId} is large`);
+      await blobs.putJsonText(requestBlobKey(job.taskId), json);
+      requestData = { requestBlobKey: requestBlobKey(job.taskId) };
+    }
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...jobKey(job.taskId), ...job, ...requestData, ttl: job.expiresAt },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async getJob(taskId: string): Promise<Job | undefined> {
+    const item = await this.getItem(taskId);
+    return item ? withoutAttributes<Job>(item, INTERNAL) : undefined;
+  }
+
+  async getRequest(taskId: string): Promise<ExecutionRequest | undefined> {
+    const item = await this.getItem(taskId);
+    if (!item) return undefined;
+    if (typeof item.requestBlobKey === 'string') {
+      const blobs = requireBlobStore(this.blobStore, `The run request of job ${taskId} is in the blob store`);
+      return readPointedBlob<ExecutionRequest>(blobs, item.requestBlobKey);
+    }
+    return JSON.parse(String(item.requestJson)) as ExecutionRequest;
+  }
+
+  async updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<Job | undefined> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':now': Math.floor(this.now().getTime() / 1000) };
+    from.forEach((status, index) => {
+      values[`:from${index}`] = status;
+    });
+    const sets: string[] = [];
+    for (const [name, value] of Object.entries(update)) {
+      if (value === undefined) continue;
+      names[`#${name}`] = name;
+      values[`:${name}`] = value;
+      sets.push(`#${name} = :${name}`);
+    }
+    const fromList = from.map((_, index) => `:from${index}`).join(', ');
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: jobKey(taskId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          // An expired job is gone for its caller, so it cannot move either.
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${fromList}) AND #ttl > :now`,
+          ExpressionAttributeNames: { ...names, '#ttl': 'ttl' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? withoutAttributes<Job>(Attributes as Item, INTERNAL) : undefined;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Read, append, write: two runs finishing at once may drop one sample, which an estimate can
+   * afford, and it keeps the write off any run's critical path but the job's own settle.
+   */
+  async recordDuration(workflowId: string, durationInMs: number): Promise<void> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: durationsKey(workflowId) }),
+    );
+    const recent = Array.isArray(item?.recentInMs) ? (item.recentInMs as number[]) : [];
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...durationsKey(workflowId),
+          workflowId,
+          recentInMs: [...recent, durationInMs].slice(-recentDurationsKept),
+        },
+      }),
+    );
+  }
+
+  async recentDurationInMs(workflowId: string): Promise<number | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: durationsKey(workflowId) }),
+    );
+    const recent = Array.isArray(item?.recentInMs) ? (item.recentInMs as number[]) : [];
+    if (recent.length === 0) return undefined;
+    return recent.reduce((sum, value) => sum + value, 0) / recent.length;
+  }
+
+  private async getItem(taskId: string): Promise<Item | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: jobKey(taskId), ConsistentRead: true }),
+    );
+    if (!item) return undefined;
+    if (typeof item.ttl === 'number' && item.ttl <= Math.floor(this.now().getTime() / 1000)) return undefined;
+    return item as Item;
+  }
+}

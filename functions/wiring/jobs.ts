@@ -1,0 +1,71 @@
+/** Wiring of jobs: the store, the queue, and the deps of each job use case. */
+import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
+import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
+import { SqsJobQueue } from '../../adapters/sqs/job-queue';
+import {
+  type CancelDeps,
+  defaultJobRetentionInSeconds,
+  type EnqueueDeps,
+  type SettleDeps,
+  type StartDeps,
+  type StatusDeps,
+} from '../../core/jobs/service';
+import type { JobWorkerDeps } from '../../core/jobs/worker';
+import { executionStarter } from './execution';
+import { identityDeps } from './identity';
+import { blobStore } from './storage';
+
+const now = () => new Date();
+
+function jobStore(): DynamoJobStore {
+  return DynamoJobStore.fromEnv({ blobStore: blobStore() });
+}
+
+/** `JOB_RETENTION_DAYS` (default 7): how long a job stays readable after it was accepted. */
+export function jobRetentionInSeconds(): number {
+  const days = process.env.JOB_RETENTION_DAYS;
+  if (days === undefined || days === '') return defaultJobRetentionInSeconds;
+  const value = Number(days);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error('JOB_RETENTION_DAYS must be a positive number of days');
+  return Math.round(value * 24 * 3600);
+}
+
+export function enqueueDeps(): EnqueueDeps {
+  return { jobs: jobStore(), queue: SqsJobQueue.fromEnv(), now, retentionInSeconds: jobRetentionInSeconds() };
+}
+
+export function startDeps(): StartDeps {
+  return { jobs: jobStore(), runs: executionStarter(), now };
+}
+
+/**
+ * Schedule fires become runs through the schedules module once it is wired; until a schedule store
+ * exists nothing can fire, so a stray fire message is skipped.
+ */
+export function jobWorkerDeps(): JobWorkerDeps {
+  return {
+    ...startDeps(),
+    jobs: jobStore(),
+    retentionInSeconds: jobRetentionInSeconds(),
+    fireRequest: async () => undefined,
+  };
+}
+
+export function settleDeps(): SettleDeps {
+  return { jobs: jobStore(), now };
+}
+
+export function cancelDeps(): CancelDeps {
+  return { identity: identityDeps().store, jobs: jobStore(), runs: executionStarter(), now };
+}
+
+export function statusDeps(): StatusDeps & { identity: CancelDeps['identity']; jobs: DynamoJobStore } {
+  const logs = DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() });
+  return {
+    identity: identityDeps().store,
+    jobs: jobStore(),
+    now,
+    outputOf: async (taskId) => (await logs.getLogEntryByExecutionId(taskId))?.executionData.finalOutput,
+  };
+}

@@ -1,0 +1,20 @@
+import { prepareRun } from '../../core/runs/service';
+import { logger } from '../http/logger';
+import type { JsonResponse } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { executionStarter, prepareDeps } from '../wiring/execution';
+
+/** A run by hand: answered like a sync execute, logged with trigger `manual`. */
+export const handler = httpRoute(
+  'runWorkflow',
+  async ({ principal, params, body }): Promise<JsonResponse> => {
+    const request = await prepareRun(prepareDeps(), principal, params.workflowId, body.input ?? {}, {
+      trigger: 'manual',
+      mode: 'sync',
+      draft: body.draft === true,
+    });
+    logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
+    const answer = await executionStarter().startSync(request);
+    return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
+  },
+);

@@ -1,0 +1,26 @@
+/** The Lambda context a local invocation gets: the fields handlers and Powertools read. */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
+
+export function localLambdaContext(
+  functionName: string,
+  timeoutInSeconds: number,
+  memoryInMb = 256,
+): Context {
+  const deadline = Date.now() + timeoutInSeconds * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
+    memoryLimitInMB: String(memoryInMb),
+    awsRequestId: randomUUID(),
+    logGroupName: `/local/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The local stand-in for a Lambda SQS event source: receives batches from a queue, hands each to
+ * the worker's handler as an SQS event, and deletes the messages the handler did not report as
+ * failed (`ReportBatchItemFailures`). A failed message comes back after the queue's visibility
+ * timeout, and after `maxReceiveCount` receives goes to the dead-letter queue, as in AWS.
+ */
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export interface QueuePollerOptions {
+  client: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  batchSize: number;
+  handler(event: SQSEvent): Promise<SQSBatchResponse | undefined>;
+  /** Poll loops run at once, as Lambda runs several pollers per event source. Default 2. */
+  concurrency?: number;
+  /** Long-poll wait of each receive. Default 1 s, so a stop is never held up for long. */
+  waitTimeInSeconds?: number;
+  onError?(error: unknown): void;
+}
+
+export interface QueuePoller {
+  /** Stops receiving; resolves once the batches being handled are done and deleted. */
+  stop(): Promise<void>;
+}
+
+export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
+  const abort = new AbortController();
+  const onError = options.onError ?? ((error) => console.error(`Queue poller ${options.queueUrl}`, error));
+  const loop = async () => {
+    while (!abort.signal.aborted) {
+      let messages: Message[];
+      try {
+        const received = await options.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize,
+            WaitTimeSeconds: options.waitTimeInSeconds ?? 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        );
+        messages = received.Messages ?? [];
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        onError(error);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        continue;
+      }
+      if (messages.length > 0) await handleBatch(options, messages, onError);
+    }
+  };
+  const loops = Array.from({ length: options.concurrency ?? 2 }, loop);
+  return {
+    async stop() {
+      abort.abort();
+      await Promise.all(loops);
+    },
+  };
+}
+
+async function handleBatch(
+  options: QueuePollerOptions,
+  messages: Message[],
+  onError: (error: unknown) => void,
+) {
+  let failed: Set<string>;
+  try {
+    const response = await options.handler({ Records: messages.map((m) => sqsRecord(m, options.queueArn)) });
+    failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+  } catch (error) {
+    // A handler that throws fails the whole batch, as Lambda's event source treats it.
+    onError(error);
+    return;
+  }
+  const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+  if (done.length === 0) return;
+  try {
+    await options.client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: options.queueUrl,
+        Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
+      }),
+    );
+  } catch (error) {
+    // Undeleted messages are delivered again; their handlers are idempotent.
+    onError(error);
+  }
+}
+
+function sqsRecord(message: Message, queueArn: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: queueArn.split(':')[3] ?? 'us-east-1',
+  };
+}

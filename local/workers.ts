@@ -1,0 +1,87 @@
+/**
+ * The workers of the route table's catalogue, started locally as AWS starts them: state machine
+ * Tasks are bound to the in-process state machine, queue workers get a poller on their queue (or
+ * its dead-letter queue). Each is called through its module's `handler`, as Lambda calls it.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import { taskWorkers } from '../catalog/execution-definition';
+import { type WorkerDefinition, workers } from '../catalog/routes';
+import { sqsClient } from '../adapters/aws/clients';
+import type { ExecutionRequest } from '../core/runs/types';
+import { localLambdaContext } from './lambda-context';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
+import { type QueuePoller, startQueuePoller } from './stack/queue-poller';
+import { createLocalExecutionStarter, type LocalExecutionStarter } from './stack/step-functions';
+
+type Handler = (event: never, context: Context) => Promise<unknown>;
+
+export interface LocalWorkersOptions {
+  root: string;
+  /** URL of every local queue by name, dead-letter queues (`<name>-dlq`) included. */
+  queueUrls: Record<string, string>;
+  /** Where async executions of the state machine are written down (survives restarts). */
+  journalDir: string;
+  waitOverrideMs?: number;
+  /** A background run that failed outside the definition's Catch (Finalize itself broke). */
+  onAsyncError(error: unknown, request: ExecutionRequest): void;
+}
+
+export interface LocalWorkers {
+  starter: LocalExecutionStarter;
+  /** Starts the queue pollers and resumes the executions a previous process left running. */
+  start(): Promise<void>;
+  /** Pollers finish their batches; executions stop between states, written down for the next start. */
+  stop(): Promise<void>;
+}
+
+export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<LocalWorkers> {
+  const handlers = new Map<string, Handler>();
+  await Promise.all(
+    Object.values(workers).map(async (worker: WorkerDefinition) => {
+      const module = (await import(pathToFileURL(resolve(options.root, worker.entry)).href)) as {
+        handler: Handler;
+      };
+      handlers.set(worker.id, module.handler);
+    }),
+  );
+  const invoke = (worker: WorkerDefinition, event: unknown) =>
+    (handlers.get(worker.id) as Handler)(
+      event as never,
+      localLambdaContext(worker.id, worker.timeoutInSeconds, worker.memoryInMb),
+    );
+
+  const starter = createLocalExecutionStarter({
+    step: (state) => invoke(workers[taskWorkers.StepFunctionArn], state) as never,
+    finalize: (state) => invoke(workers[taskWorkers.FinalizeFunctionArn], state) as never,
+    journalDir: options.journalDir,
+    waitOverrideMs: options.waitOverrideMs,
+    onAsyncError: options.onAsyncError,
+  });
+
+  let pollers: QueuePoller[] = [];
+  return {
+    starter,
+    async start() {
+      pollers = Object.values(workers as Record<string, WorkerDefinition>).flatMap((worker) => {
+        if (worker.trigger.kind !== 'queue') return [];
+        const name = worker.trigger.deadLetter ? `${worker.trigger.queue}-dlq` : worker.trigger.queue;
+        return [
+          startQueuePoller({
+            client: sqsClient(),
+            queueUrl: options.queueUrls[name],
+            queueArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${name}`,
+            batchSize: worker.trigger.batchSize,
+            handler: (event) => invoke(worker, event) as never,
+          }),
+        ];
+      });
+      await starter.resume();
+    },
+    async stop() {
+      await Promise.all(pollers.map((poller) => poller.stop()));
+      await starter.close();
+    },
+  };
+}
