@@ -16,6 +16,8 @@ export interface IndexDefinition extends KeyAttributes {
 export interface TableDefinition extends KeyAttributes {
   /** Environment variable that carries the table name to a handler. */
   envVar: string;
+  /** Unix-seconds attribute after which DynamoDB removes an item (readers filter expired items too). */
+  timeToLiveAttribute?: string;
   indexes: IndexDefinition[];
   description: string;
 }
@@ -58,7 +60,8 @@ export const tables = {
       { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
       { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
     ],
-    description: 'Execution log entries and run checkpoints',
+    timeToLiveAttribute: 'ttl',
+    description: 'Execution log entries, run checkpoints and jobs',
   },
 } as const satisfies Record<string, TableDefinition>;
 

@@ -3,7 +3,7 @@
  * same handler module in the local server. OpenAPI is generated from it.
  */
 import { z } from 'zod';
-import type { QueueName, ResourceAccess } from './resources';
+import type { QueueName, ResourceAccess, StateMachineName } from './resources';
 import * as s from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -406,7 +406,7 @@ export const routes = [
       200: { description: 'The run succeeded', body: s.syncResult },
       500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
     },
-    access: { tables: { entities: 'readWrite', executions: 'read' }, stateMachines: { executionSync: 'startSync' } },
+    access: { tables: { entities: 'read' }, stateMachines: { executionSync: 'startSync' } },
     timeoutInSeconds: 29,
   },
   // Jobs (asynchronous runs)
@@ -435,7 +435,10 @@ export const routes = [
       200: { description: 'Cancelled', body: s.jobStatus },
       409: { description: 'The job has finished already' },
     },
-    access: { tables: { entities: 'read', executions: 'readWrite' }, stateMachines: { executionAsync: 'stop' } },
+    access: {
+      tables: { entities: 'read', executions: 'readWrite' },
+      stateMachines: { executionAsync: 'stop' },
+    },
   },
   // Webhook triggers
   {
@@ -539,7 +542,9 @@ export type RouteId = (typeof routes)[number]['id'];
  */
 export type WorkerTrigger =
   | { kind: 'stateMachineTask' }
-  | { kind: 'queue'; queue: QueueName; deadLetter?: boolean; batchSize: number };
+  | { kind: 'queue'; queue: QueueName; deadLetter?: boolean; batchSize: number }
+  /** An execution of the machine ended FAILED, TIMED_OUT or ABORTED (an EventBridge rule in AWS). */
+  | { kind: 'executionEnded'; stateMachine: StateMachineName };
 
 /** Workers: functions that are not HTTP routes. */
 export interface WorkerDefinition {
@@ -599,6 +604,15 @@ export const workers = {
     timeoutInSeconds: 30,
     memoryInMb: 256,
     trigger: { kind: 'queue', queue: 'jobs', deadLetter: true, batchSize: 10 },
+  },
+  jobsRunEnded: {
+    id: 'jobsRunEnded',
+    entry: 'functions/jobs/run-ended.ts',
+    summary: 'Fails the job of an asynchronous run that ended outside its Finalize (failed, timed out)',
+    access: { tables: { executions: 'readWrite' } },
+    timeoutInSeconds: 30,
+    memoryInMb: 256,
+    trigger: { kind: 'executionEnded', stateMachine: 'executionAsync' },
   },
 } as const satisfies Record<string, WorkerDefinition>;
 

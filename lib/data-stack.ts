@@ -5,10 +5,13 @@
  * replace the operators' admin key, and a replaced KMS key would strand every secret under it).
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
@@ -32,6 +35,8 @@ export class DataStack extends Stack {
   readonly accessLogsBucket: s3.Bucket;
   readonly keys = {} as Record<KeyName, kms.Key>;
   readonly adminKeySecret: secretsmanager.Secret;
+  /** Where alarms go: operators subscribe (e-mail, chat, paging) to be told. */
+  readonly alarmTopic: sns.Topic;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, { description: 'Workflow service: tables, files bucket, queues, admin key', ...props });
@@ -43,6 +48,9 @@ export class DataStack extends Stack {
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: dynamodb.TableEncryption.AWS_MANAGED,
+        ...('timeToLiveAttribute' in definition
+          ? { timeToLiveAttribute: definition.timeToLiveAttribute }
+          : {}),
       });
       for (const index of definition.indexes) {
         table.addGlobalSecondaryIndex({
@@ -96,6 +104,16 @@ export class DataStack extends Stack {
       });
     }
 
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: 'Workflow service alarms',
+      enforceSSL: true,
+      masterKey: kms.Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarmTopic.topicArn,
+      description: 'Subscribe to be told when a dead-letter queue receives a message',
+    });
+
     for (const [name, definition] of Object.entries(queues) as [QueueName, (typeof queues)[QueueName]][]) {
       const deadLetterQueue = new sqs.Queue(this, `${pascal(name)}DeadLetterQueue`, {
         retentionPeriod: Duration.days(14),
@@ -110,6 +128,19 @@ export class DataStack extends Stack {
         enforceSSL: true,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
       });
+      // A message in a dead-letter queue is work that failed for good: someone should look.
+      const alarm = new cloudwatch.Alarm(this, `${pascal(name)}DeadLetterAlarm`, {
+        alarmDescription: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and were dead-lettered`,
+        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+      alarm.addAlarmAction(new cloudwatchActions.SnsAction(this.alarmTopic));
     }
 
     for (const [name, definition] of Object.entries(keys) as [KeyName, (typeof keys)[KeyName]][]) {

@@ -1,16 +1,22 @@
 /**
- * The execution stack: the step and finalize workers, and the two state machines (Express for sync
- * runs, Standard for async runs) built from the catalogue's single definition.
+ * The execution stack: the workers of the catalogue, the two state machines (Express for sync
+ * runs, Standard for async runs) built from its single definition, and what starts each worker as
+ * its `trigger` says: a Task of the machines, an SQS event source (with partial batch failures) on
+ * a queue or its dead-letter queue, or an EventBridge rule on the end of an execution.
  */
 import { Stack, type StackProps } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { executionDefinition } from '../catalog/execution-definition';
-import { type StateMachineName, stateMachines } from '../catalog/resources';
-import { workers } from '../catalog/routes';
+import { executionDefinition, taskWorkers } from '../catalog/execution-definition';
+import { type QueueName, type StateMachineName, stateMachines } from '../catalog/resources';
+import { type WorkerDefinition, workers } from '../catalog/routes';
 import { ServiceFunction } from './constructs/service-function';
 import { pascal } from './data-stack';
 import type { ServiceResources } from './service-resources';
@@ -19,6 +25,8 @@ export type WorkerId = keyof typeof workers;
 
 export interface ExecutionStackProps extends StackProps {
   readonly resources: ServiceResources;
+  /** The dead-letter queue of each catalogue queue, for workers that consume one. */
+  readonly deadLetterQueues: Record<QueueName, sqs.IQueue>;
 }
 
 export class ExecutionStack extends Stack {
@@ -28,18 +36,25 @@ export class ExecutionStack extends Stack {
   constructor(scope: Construct, id: string, props: ExecutionStackProps) {
     super(scope, id, { description: 'Workflow service: execution workers and state machines', ...props });
 
-    for (const worker of Object.values(workers)) {
-      this.workers[worker.id] = new ServiceFunction(this, worker.id, {
+    const allWorkers = Object.values(workers) as WorkerDefinition[];
+    const addWorker = (worker: WorkerDefinition, resources: ServiceResources) => {
+      this.workers[worker.id as WorkerId] = new ServiceFunction(this, worker.id, {
         entry: worker.entry,
         description: `${worker.id}: ${worker.summary}`,
         access: worker.access,
-        resources: props.resources,
+        resources,
         memoryInMb: worker.memoryInMb,
         timeoutInSeconds: worker.timeoutInSeconds,
       });
-    }
-    const step = this.workers.executionStep.function;
-    const finalize = this.workers.executionFinalize.function;
+      return this.workers[worker.id as WorkerId].function;
+    };
+    // Task workers first: the machines name them; every other worker may then use the machines.
+    for (const worker of allWorkers)
+      if (worker.trigger.kind === 'stateMachineTask') addWorker(worker, props.resources);
+    const substitutions = Object.fromEntries(
+      Object.entries(taskWorkers).map(([name, id]) => [name, this.workers[id].function.functionArn]),
+    );
+    const taskArns = Object.values(substitutions);
 
     // One definition, two machine types; the functions come in by substitution.
     const definition = JSON.stringify(executionDefinition());
@@ -56,10 +71,7 @@ export class ExecutionStack extends Stack {
         stateMachineType:
           machine.type === 'EXPRESS' ? sfn.StateMachineType.EXPRESS : sfn.StateMachineType.STANDARD,
         definitionBody: sfn.DefinitionBody.fromString(definition),
-        definitionSubstitutions: {
-          StepFunctionArn: step.functionArn,
-          FinalizeFunctionArn: finalize.functionArn,
-        },
+        definitionSubstitutions: substitutions,
         tracingEnabled: true,
         logs: {
           destination: logGroup,
@@ -68,12 +80,9 @@ export class ExecutionStack extends Stack {
           includeExecutionData: false,
         },
       });
-      // Exactly the two functions, unqualified, as the definition names them (no `:*` versions).
+      // Exactly the Task functions, unqualified, as the definition names them (no `:*` versions).
       stateMachine.addToRolePolicy(
-        new iam.PolicyStatement({
-          actions: ['lambda:InvokeFunction'],
-          resources: [step.functionArn, finalize.functionArn],
-        }),
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: taskArns }),
       );
       NagSuppressions.addResourceSuppressions(
         stateMachine,
@@ -90,6 +99,34 @@ export class ExecutionStack extends Stack {
         true,
       );
       this.stateMachines[name] = stateMachine;
+    }
+
+    const resources = { ...props.resources, stateMachines: this.stateMachines };
+    for (const worker of allWorkers) {
+      const { trigger } = worker;
+      if (trigger.kind === 'stateMachineTask') continue;
+      const fn = addWorker(worker, resources);
+      if (trigger.kind === 'queue') {
+        const queue = trigger.deadLetter
+          ? props.deadLetterQueues[trigger.queue]
+          : props.resources.queues[trigger.queue];
+        fn.addEventSource(
+          new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
+        );
+      } else {
+        new events.Rule(this, `${pascal(worker.id)}Rule`, {
+          description: `${worker.id}: executions of ${trigger.stateMachine} that ended outside their Finalize`,
+          eventPattern: {
+            source: ['aws.states'],
+            detailType: ['Step Functions Execution Status Change'],
+            detail: {
+              status: ['FAILED', 'TIMED_OUT', 'ABORTED'],
+              stateMachineArn: [this.stateMachines[trigger.stateMachine].stateMachineArn],
+            },
+          },
+          targets: [new targets.LambdaFunction(fn, { retryAttempts: 8 })],
+        });
+      }
     }
   }
 }

@@ -39,7 +39,11 @@ export interface ServiceStacks {
  */
 export function createServiceApp(app: App, props: StackProps = {}): ServiceStacks {
   const data = new DataStack(app, stackNames.data, props);
-  const execution = new ExecutionStack(app, stackNames.execution, { ...props, resources: data.resources });
+  const execution = new ExecutionStack(app, stackNames.execution, {
+    ...props,
+    resources: data.resources,
+    deadLetterQueues: data.deadLetterQueues,
+  });
   const resources = { ...data.resources, stateMachines: execution.stateMachines };
 
   const byTag = new Map<string, RouteDefinition[]>();

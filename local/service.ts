@@ -12,8 +12,6 @@ import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
 import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
-import { failUnsettledJob } from '../core/jobs/service';
-import { settleDeps } from '../functions/wiring/jobs';
 import { loadLocalWorkers } from './workers';
 import { type LocalServer, startLocalServer } from './server';
 
@@ -65,12 +63,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     queueUrls: stack.queueUrls,
     journalDir: join(dataDir, 'step-functions'),
     waitOverrideMs: options.waitOverrideMs,
-    onAsyncError: (error, request) => {
-      console.error(`Run ${request.executionId} failed outside the state machine's Catch`, error);
-      void failUnsettledJob(settleDeps(), request.executionId, 'The run could not be finalized').catch(
-        (settleError) => console.error(`Job ${request.executionId} could not be failed`, settleError),
-      );
-    },
   });
   overrideAdapters({
     executionStarter: workers.starter,

@@ -1,7 +1,8 @@
 /**
  * The workers of the route table's catalogue, started locally as AWS starts them: state machine
  * Tasks are bound to the in-process state machine, queue workers get a poller on their queue (or
- * its dead-letter queue). Each is called through its module's `handler`, as Lambda calls it.
+ * its dead-letter queue), and `executionEnded` workers hear of async runs that ended outside their
+ * Finalize. Each is called through its module's `handler`, as Lambda calls it.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,8 +25,6 @@ export interface LocalWorkersOptions {
   /** Where async executions of the state machine are written down (survives restarts). */
   journalDir: string;
   waitOverrideMs?: number;
-  /** A background run that failed outside the definition's Catch (Finalize itself broke). */
-  onAsyncError(error: unknown, request: ExecutionRequest): void;
 }
 
 export interface LocalWorkers {
@@ -52,12 +51,28 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
       localLambdaContext(worker.id, worker.timeoutInSeconds, worker.memoryInMb),
     );
 
+  // What EventBridge delivers in AWS when an async execution ends outside its Catch.
+  const executionEnded = Object.values(workers as Record<string, WorkerDefinition>).filter(
+    (worker) => worker.trigger.kind === 'executionEnded',
+  );
+  const onAsyncError = (error: unknown, request: ExecutionRequest) => {
+    console.error(`Run ${request.executionId} ended outside its Finalize`, error);
+    const detail = { name: request.executionId, status: 'FAILED' };
+    for (const worker of executionEnded) {
+      invoke(worker, {
+        source: 'aws.states',
+        'detail-type': 'Step Functions Execution Status Change',
+        detail,
+      }).catch((failure) => console.error(`${worker.id} failed for run ${request.executionId}`, failure));
+    }
+  };
+
   const starter = createLocalExecutionStarter({
     step: (state) => invoke(workers[taskWorkers.StepFunctionArn], state) as never,
     finalize: (state) => invoke(workers[taskWorkers.FinalizeFunctionArn], state) as never,
     journalDir: options.journalDir,
     waitOverrideMs: options.waitOverrideMs,
-    onAsyncError: options.onAsyncError,
+    onAsyncError,
   });
 
   let pollers: QueuePoller[] = [];

@@ -138,6 +138,21 @@ export class ResourceAccessGrant extends Construct {
           : machine.stateMachineArn;
       allow(stateMachineActions[level], [target]);
       setEnv(stateMachines[name].envVar, machine.stateMachineArn);
+      if (level === 'stop' && fn.role) {
+        NagSuppressions.addResourceSuppressions(
+          fn.role,
+          [
+            {
+              id: 'AwsSolutions-IAM5',
+              reason:
+                'StopExecution acts on an execution, named by the task id that the caller cancels; only ' +
+                'known at run time. The wildcard is bounded to the executions of this one state machine.',
+              appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:states:.*:execution:.*:\\*$/g' }],
+            },
+          ],
+          true,
+        );
+      }
     }
 
     for (const [name, level] of entries<KeyName, KeyAccess>(access.keys)) {

@@ -21,8 +21,17 @@ describe('model access', () => {
     ]);
   });
 
-  it('gives no route and no other worker any Bedrock permission', () => {
+  it('lets the execute route invoke Bedrock models, as it runs streamed runs itself', () => {
+    const execute = stacks.routes.execution.functions.executeWorkflow;
+    expect(bedrockActionsOf(execute).sort()).toEqual([
+      'bedrock:InvokeModel',
+      'bedrock:InvokeModelWithResponseStream',
+    ]);
+  });
+
+  it('gives no other route and no other worker any Bedrock permission', () => {
     for (const route of routes as readonly RouteDefinition[]) {
+      if (route.id === 'executeWorkflow') continue;
       expect(bedrockActionsOf(stacks.routes[route.tag].functions[route.id]), route.id).toEqual([]);
     }
     expect(bedrockActionsOf(stacks.execution.workers[workers.executionFinalize.id])).toEqual([]);

@@ -1,0 +1,92 @@
+/** The wiring of asynchronous runs: queue consumers, dead-letter handling, alarms and job expiry. */
+import { Stack } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { queues } from '../../catalog/resources';
+import { workers } from '../../catalog/routes';
+import { asList, logicalIdOf, ofType, statementsOfRole, synthesizeApp } from './app';
+
+const { stacks, byStack } = synthesizeApp();
+const execution = byStack(stacks.execution);
+const data = byStack(stacks.data);
+
+describe('job workers', () => {
+  it('starts queued jobs from the jobs queue with partial batch failures', () => {
+    const fn = stacks.execution.workers.jobsStart.function;
+    execution.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(fn) },
+      BatchSize: workers.jobsStart.trigger.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('JobsQueue(?!Dead)') },
+    });
+  });
+
+  it('fails the jobs of dead-lettered messages from the jobs dead-letter queue', () => {
+    const fn = stacks.execution.workers.jobsDeadLetter.function;
+    execution.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(fn) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('JobsDeadLetterQueue') },
+    });
+  });
+
+  it('lets the start worker start the Standard machine and nothing else of Step Functions', () => {
+    const fn = stacks.execution.workers.jobsStart;
+    const actions = statementsOfRole(execution.resources, logicalIdOf(fn.role))
+      .flatMap((statement) => asList(statement.Action))
+      .filter((action) => action.startsWith('states:'));
+    expect(actions).toEqual(['states:StartExecution']);
+  });
+
+  it('lets the cancel route stop executions of the Standard machine only', () => {
+    const fn = stacks.routes.execution.functions.cancelJob;
+    const stack = byStack(Stack.of(fn));
+    const statements = statementsOfRole(stack.resources, logicalIdOf(fn.role)).filter((statement) =>
+      asList(statement.Action).includes('states:StopExecution'),
+    );
+    expect(statements).toHaveLength(1);
+    expect(JSON.stringify(statements[0].Resource)).toContain(':execution:');
+    expect(JSON.stringify(statements[0].Resource)).toContain('ExecutionAsyncStateMachine');
+  });
+
+  it('sends async executions that end failed, timed out or aborted to the run-ended worker', () => {
+    const fn = stacks.execution.workers.jobsRunEnded.function;
+    execution.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: {
+          status: ['FAILED', 'TIMED_OUT', 'ABORTED'],
+          stateMachineArn: [{ Ref: logicalIdOf(stacks.execution.stateMachines.executionAsync) }],
+        },
+      },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] } })],
+    });
+  });
+});
+
+describe('dead-letter alarms', () => {
+  it('alarms on the first message in every dead-letter queue, to the alarm topic', () => {
+    const alarms = ofType(data.resources, 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(Object.keys(queues).length);
+    for (const [, alarm] of alarms) {
+      expect(alarm.Properties).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Namespace: 'AWS/SQS',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: logicalIdOf(stacks.data.alarmTopic) }],
+      });
+      const queue = JSON.stringify(alarm.Properties.Dimensions);
+      expect(queue).toMatch(/DeadLetterQueue/);
+    }
+  });
+});
+
+describe('job expiry', () => {
+  it('lets DynamoDB remove expired jobs through the ttl attribute of the executions table', () => {
+    data.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+    });
+  });
+});
