@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoJobStore, recentDurationsKept, requestBlobKey } from '../../../adapters/dynamodb/job-store';
+import { INLINE_LIMIT_IN_BYTES } from '../../../adapters/dynamodb/shared';
+import { newId } from '../../../core/ids';
+import type { Job } from '../../../core/jobs/types';
+import type { ExecutionRequest } from '../../../core/runs/types';
+import { type LocalDynamoDb, MemoryBlobStore, startLocalDynamoDb } from './local-dynamodb';
+
+let dynamo: LocalDynamoDb;
+let blobStore: MemoryBlobStore;
+let nowInMs = Date.parse('2026-03-01T12:00:00.000Z');
+let store: DynamoJobStore;
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamoDb();
+  blobStore = new MemoryBlobStore();
+  store = new DynamoJobStore({
+    client: dynamo.client,
+    tableName: dynamo.executionsTable,
+    blobStore,
+    now: () => new Date(nowInMs),
+  });
+});
+
+afterAll(async () => {
+  await dynamo?.stop();
+});
+
+function aJob(overrides: Partial<Job> = {}): Job {
+  return {
+    taskId: newId('task'),
+    workspaceId: 'ws-1',
+    workflowId: 'wf-1',
+    userId: 'user-1',
+    status: 'queued',
+    createdAt: new Date(nowInMs).toISOString(),
+    expiresAt: Math.floor(nowInMs / 1000) + 3600,
+    ...overrides,
+  };
+}
+
+function requestOf(job: Job, input: Record<string, unknown> = { name: 'ada' }): ExecutionRequest {
+  return {
+    executionId: job.taskId,
+    workflowId: job.workflowId,
+    workspaceId: job.workspaceId,
+    userId: job.userId,
+    deploymentVersion: 1,
+    trigger: 'api',
+    input,
+    startedAt: job.createdAt,
+    mode: 'async',
+  };
+}
+
+describe('DynamoJobStore', () => {
+  it('stores a job with its request and reads both back', async () => {
+    // Prepare
+    const job = aJob();
+
+    // Act
+    const created = await store.createJob(job, requestOf(job));
+
+    // Assess
+    expect(created).toBe(true);
+    expect(await store.getJob(job.taskId)).toEqual(job);
+    expect(await store.getRequest(job.taskId)).toEqual(requestOf(job));
+  });
+
+  it('refuses a second job with the same task id and keeps the first', async () => {
+    // Prepare
+    const job = aJob();
+    await store.createJob(job, requestOf(job));
+
+    // Act
+    const again = await store.createJob({ ...job, userId: 'someone-else' }, requestOf(job, { name: 'eve' }));
+
+    // Assess
+    expect(again).toBe(false);
+    expect((await store.getJob(job.taskId))?.userId).toBe('user-1');
+    expect((await store.getRequest(job.taskId))?.input).toEqual({ name: 'ada' });
+  });
+
+  it('keeps a request too large for the item in the blob store', async () => {
+    // Prepare
+    const job = aJob();
+    const input = { text: 'x'.repeat(INLINE_LIMIT_IN_BYTES + 1) };
+
+    // Act
+    await store.createJob(job, requestOf(job, input));
+
+    // Assess
+    expect(blobStore.objects.has(requestBlobKey(job.taskId))).toBe(true);
+    expect((await store.getRequest(job.taskId))?.input).toEqual(input);
+  });
+
+  it('moves a job only from the statuses it is allowed to leave', async () => {
+    // Prepare
+    const job = aJob();
+    await store.createJob(job, requestOf(job));
+
+    // Act
+    const processing = await store.updateJob(job.taskId, ['queued'], { status: 'processing', startedAt: 'a' });
+    const twice = await store.updateJob(job.taskId, ['queued'], { status: 'processing', startedAt: 'b' });
+    const done = await store.updateJob(job.taskId, ['queued', 'processing'], { status: 'completed' });
+    const cancelled = await store.updateJob(job.taskId, ['queued', 'processing'], { status: 'cancelled' });
+
+    // Assess
+    expect(processing).toMatchObject({ status: 'processing', startedAt: 'a' });
+    expect(twice).toBeUndefined();
+    expect(done?.status).toBe('completed');
+    expect(cancelled).toBeUndefined();
+    expect((await store.getJob(job.taskId))?.status).toBe('completed');
+  });
+
+  it('treats an expired job as gone, for reads and for moves', async () => {
+    // Prepare
+    const job = aJob({ expiresAt: Math.floor(nowInMs / 1000) + 60 });
+    await store.createJob(job, requestOf(job));
+
+    // Act
+    nowInMs += 61_000;
+    const read = await store.getJob(job.taskId);
+    const moved = await store.updateJob(job.taskId, ['queued'], { status: 'processing' });
+
+    // Assess
+    expect(read).toBeUndefined();
+    expect(moved).toBeUndefined();
+  });
+
+  it('averages the most recent run durations of a workflow', async () => {
+    // Prepare
+    const workflowId = newId('wf');
+    const durations = Array.from({ length: recentDurationsKept + 5 }, (_, index) => (index + 1) * 100);
+
+    // Act
+    const before = await store.recentDurationInMs(workflowId);
+    for (const duration of durations) await store.recordDuration(workflowId, duration);
+
+    // Assess
+    const recent = durations.slice(-recentDurationsKept);
+    expect(before).toBeUndefined();
+    expect(await store.recentDurationInMs(workflowId)).toBe(recent.reduce((a, b) => a + b, 0) / recent.length);
+  });
+});

@@ -1,0 +1,349 @@
+import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
+import { ConflictError, NotFoundError } from '../../../core/errors';
+import type { Principal } from '../../../core/identity/service';
+import type { IdentityStore } from '../../../core/identity/types';
+import {
+  cancelJob,
+  enqueueRun,
+  failDeadLetteredJob,
+  jobStatusView,
+  settleJob,
+  startQueuedJob,
+} from '../../../core/jobs/service';
+import { handleJobMessage } from '../../../core/jobs/worker';
+import type { Job, JobMessage, JobStatus, JobStore, JobUpdate } from '../../../core/jobs/types';
+import type { ExecutionRequest, ExecutionStarter } from '../../../core/runs/types';
+
+/** The JobStore contract in memory: conditional moves, as the DynamoDB adapter makes them. */
+class MemoryJobStore implements JobStore {
+  readonly jobs = new Map<string, Job>();
+  readonly requests = new Map<string, ExecutionRequest>();
+  readonly durations: number[] = [];
+  async createJob(job: Job, request: ExecutionRequest) {
+    if (this.jobs.has(job.taskId)) return false;
+    this.jobs.set(job.taskId, { ...job });
+    this.requests.set(job.taskId, request);
+    return true;
+  }
+  async getJob(taskId: string) {
+    const job = this.jobs.get(taskId);
+    return job ? { ...job } : undefined;
+  }
+  async getRequest(taskId: string) {
+    return this.requests.get(taskId);
+  }
+  async updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate) {
+    const job = this.jobs.get(taskId);
+    if (!job || !from.includes(job.status)) return undefined;
+    Object.assign(job, Object.fromEntries(Object.entries(update).filter(([, v]) => v !== undefined)));
+    return { ...job };
+  }
+  async recordDuration(_workflowId: string, durationInMs: number) {
+    this.durations.push(durationInMs);
+  }
+  async recentDurationInMs() {
+    return this.durations.length
+      ? this.durations.reduce((a, b) => a + b, 0) / this.durations.length
+      : undefined;
+  }
+}
+
+const principal = { user: { id: 'user-1' }, apiKeyId: 'key-1' } as Principal;
+const member = {
+  getWorkspaceMembership: async (workspaceId: string, userId: string) =>
+    workspaceId === 'ws-1' && userId === 'user-1'
+      ? { workspaceId, userId, permissions: 'write' as const }
+      : undefined,
+} as unknown as IdentityStore;
+
+function aRequest(executionId = 'task-1'): ExecutionRequest {
+  return {
+    executionId,
+    workflowId: 'wf-1',
+    workspaceId: 'ws-1',
+    userId: 'user-1',
+    deploymentVersion: 1,
+    trigger: 'api',
+    input: { name: 'ada' },
+    startedAt: '2026-03-01T12:00:00.000Z',
+    mode: 'async',
+  };
+}
+
+let jobs: MemoryJobStore;
+let sent: JobMessage[];
+type Runs = Pick<ExecutionStarter, 'startAsync' | 'stopAsync'>;
+let runs: { startAsync: Mock<Runs['startAsync']>; stopAsync: Mock<Runs['stopAsync']> };
+const now = () => new Date();
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.parse('2026-03-01T12:00:00.000Z') });
+  jobs = new MemoryJobStore();
+  sent = [];
+  runs = {
+    startAsync: vi.fn<Runs['startAsync']>(async () => undefined),
+    stopAsync: vi.fn<Runs['stopAsync']>(async () => undefined),
+  };
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const enqueueDeps = () => ({
+  jobs,
+  queue: { send: async (message: JobMessage) => void sent.push(message) },
+  now,
+  retentionInSeconds: 3600,
+});
+const startDeps = () => ({ jobs, runs, now });
+
+describe('enqueueRun', () => {
+  it('stores the job as queued, sends its message and answers the asynchronous result', async () => {
+    // Act
+    const result = await enqueueRun(enqueueDeps(), { ...aRequest(), mode: 'sync' });
+
+    // Assess
+    expect(result).toEqual({
+      success: true,
+      taskId: 'task-1',
+      status: 'queued',
+      createdAt: '2026-03-01T12:00:00.000Z',
+      links: { status: '/api/jobs/task-1' },
+    });
+    expect(jobs.jobs.get('task-1')).toMatchObject({
+      status: 'queued',
+      expiresAt: Date.parse('2026-03-01T13:00:00Z') / 1000,
+    });
+    expect(jobs.requests.get('task-1')?.mode).toBe('async');
+    expect(sent).toEqual([{ kind: 'job', taskId: 'task-1' }]);
+  });
+
+  it('fails the job when its message cannot be sent, and says so to the caller', async () => {
+    // Prepare
+    const deps = { ...enqueueDeps(), queue: { send: async () => Promise.reject(new Error('queue down')) } };
+
+    // Act
+    const accepting = enqueueRun(deps, aRequest());
+
+    // Assess
+    await expect(accepting).rejects.toThrow('queue down');
+    expect(jobs.jobs.get('task-1')).toMatchObject({ status: 'failed', error: 'The run could not be queued' });
+  });
+});
+
+describe('startQueuedJob', () => {
+  it('starts the run named by the task id and moves the job to processing', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    vi.advanceTimersByTime(250);
+
+    // Act
+    const outcome = await startQueuedJob(startDeps(), 'task-1');
+
+    // Assess
+    expect(outcome).toBe('started');
+    expect(runs.startAsync).toHaveBeenCalledWith({ ...aRequest(), startedAt: '2026-03-01T12:00:00.250Z' });
+    expect(jobs.jobs.get('task-1')).toMatchObject({
+      status: 'processing',
+      startedAt: '2026-03-01T12:00:00.250Z',
+    });
+  });
+
+  it('starts nothing for a redelivered message of a job that has started', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+
+    // Act
+    const again = await startQueuedJob(startDeps(), 'task-1');
+
+    // Assess
+    expect(again).toBe('skipped');
+    expect(runs.startAsync).toHaveBeenCalledTimes(1);
+  });
+
+  it('leaves the job queued when the start fails, so the next delivery tries again', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    runs.startAsync.mockRejectedValueOnce(new Error('throttled'));
+
+    // Act
+    const failing = startQueuedJob(startDeps(), 'task-1');
+
+    // Assess
+    await expect(failing).rejects.toThrow('throttled');
+    expect(jobs.jobs.get('task-1')?.status).toBe('queued');
+    expect(await startQueuedJob(startDeps(), 'task-1')).toBe('started');
+  });
+
+  it('stops the run again when the job was cancelled while it was being started', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    runs.startAsync.mockImplementationOnce(async () => {
+      await jobs.updateJob('task-1', ['queued'], { status: 'cancelled' });
+    });
+
+    // Act
+    await startQueuedJob(startDeps(), 'task-1');
+
+    // Assess
+    expect(runs.stopAsync).toHaveBeenCalledWith('task-1', 'Cancelled by the user');
+    expect(jobs.jobs.get('task-1')?.status).toBe('cancelled');
+  });
+
+  it('skips a job that is gone', async () => {
+    expect(await startQueuedJob(startDeps(), 'no-such-task')).toBe('skipped');
+    expect(runs.startAsync).not.toHaveBeenCalled();
+  });
+});
+
+describe('handleJobMessage for a schedule fire', () => {
+  it('turns one fire delivered twice into one job and one run', async () => {
+    // Prepare
+    const fire = { kind: 'schedule' as const, workflowId: 'wf-1', scheduledTime: '2026-03-01T12:00:00Z' };
+    const deps = { ...startDeps(), retentionInSeconds: 3600, fireRequest: async () => aRequest('sched-1') };
+
+    // Act
+    const first = await handleJobMessage(deps, fire);
+    const second = await handleJobMessage(deps, fire);
+
+    // Assess
+    expect([first, second]).toEqual(['started', 'skipped']);
+    expect(runs.startAsync).toHaveBeenCalledTimes(1);
+    expect(jobs.jobs.get('sched-1')?.status).toBe('processing');
+  });
+
+  it('starts nothing when the schedule no longer applies', async () => {
+    const deps = { ...startDeps(), retentionInSeconds: 3600, fireRequest: async () => undefined };
+    const outcome = await handleJobMessage(deps, {
+      kind: 'schedule',
+      workflowId: 'wf-1',
+      scheduledTime: 'x',
+    });
+    expect(outcome).toBe('skipped');
+    expect(jobs.jobs.size).toBe(0);
+  });
+});
+
+describe('settleJob', () => {
+  it('completes a processing job and records its duration', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+
+    // Act
+    await settleJob({ jobs, now }, aRequest(), {
+      success: true,
+      durationInMs: 1200,
+      endedAt: '2026-03-01T12:00:01.200Z',
+    });
+
+    // Assess
+    expect(jobs.jobs.get('task-1')).toMatchObject({
+      status: 'completed',
+      completedAt: '2026-03-01T12:00:01.200Z',
+    });
+    expect(jobs.durations).toEqual([1200]);
+  });
+
+  it('fails a job whose run failed, with the run error', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await settleJob({ jobs, now }, aRequest(), {
+      success: false,
+      error: 'boom',
+      durationInMs: 5,
+      endedAt: 'e',
+    });
+    expect(jobs.jobs.get('task-1')).toMatchObject({ status: 'failed', error: 'boom' });
+  });
+
+  it('leaves a cancelled job cancelled when its run ends after all', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await jobs.updateJob('task-1', ['queued'], { status: 'cancelled' });
+    await settleJob({ jobs, now }, aRequest(), { success: true, durationInMs: 5, endedAt: 'e' });
+    expect(jobs.jobs.get('task-1')?.status).toBe('cancelled');
+    expect(jobs.durations).toEqual([]);
+  });
+});
+
+describe('cancelJob', () => {
+  const cancelDeps = () => ({ identity: member, jobs, runs, now });
+
+  it('marks a processing job cancelled and stops its run', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+
+    // Act
+    const job = await cancelJob(cancelDeps(), principal, 'task-1');
+
+    // Assess
+    expect(job).toMatchObject({ status: 'cancelled', completedAt: '2026-03-01T12:00:00.000Z' });
+    expect(runs.stopAsync).toHaveBeenCalledWith('task-1', 'Cancelled by the user');
+  });
+
+  it('refuses to cancel a finished job with a conflict', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await settleJob({ jobs, now }, aRequest(), { success: true, durationInMs: 5, endedAt: 'e' });
+    await expect(cancelJob(cancelDeps(), principal, 'task-1')).rejects.toThrow(ConflictError);
+    expect(runs.stopAsync).not.toHaveBeenCalled();
+  });
+
+  it('answers not found for a job of another workspace', async () => {
+    await enqueueRun(enqueueDeps(), { ...aRequest(), workspaceId: 'ws-2' });
+    await expect(cancelJob(cancelDeps(), principal, 'task-1')).rejects.toThrow(NotFoundError);
+  });
+});
+
+describe('failDeadLetteredJob', () => {
+  it('fails a job that never started, saying how often it was tried', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await failDeadLetteredJob({ jobs, now }, 'task-1', 5);
+    expect(jobs.jobs.get('task-1')).toMatchObject({
+      status: 'failed',
+      error: 'The run could not be started after 5 attempts',
+    });
+  });
+});
+
+describe('jobStatusView', () => {
+  const statusDeps = () => ({ jobs, now, outputOf: async () => ({ shouted: 'ADA' }) });
+
+  it('shows a processing job with its running duration and an estimate from recent runs', async () => {
+    // Prepare
+    await jobs.recordDuration('wf-1', 3000);
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+    vi.advanceTimersByTime(1500);
+
+    // Act
+    const view = await jobStatusView(statusDeps(), (await jobs.getJob('task-1')) as Job);
+
+    // Assess
+    expect(view).toEqual({
+      success: true,
+      taskId: 'task-1',
+      status: 'processing',
+      metadata: { startedAt: '2026-03-01T12:00:00.000Z', duration: 1500 },
+      estimatedDuration: 3000,
+    });
+  });
+
+  it('shows a completed job with its output and no estimate', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+    await settleJob({ jobs, now }, aRequest(), {
+      success: true,
+      durationInMs: 40,
+      endedAt: '2026-03-01T12:00:00.040Z',
+    });
+    const view = await jobStatusView(statusDeps(), (await jobs.getJob('task-1')) as Job);
+    expect(view).toMatchObject({ success: true, status: 'completed', output: { shouted: 'ADA' } });
+    expect(view.metadata).toEqual({
+      startedAt: '2026-03-01T12:00:00.000Z',
+      completedAt: '2026-03-01T12:00:00.040Z',
+      duration: 40,
+    });
+    expect(view.estimatedDuration).toBeUndefined();
+  });
+});
