@@ -75,7 +75,8 @@ export const buckets = {
 export const queues = {
   jobs: {
     envVar: 'JOBS_QUEUE_URL',
-    visibilityTimeoutInSeconds: 960,
+    // Six times the start worker's time-out, as Lambda recommends for an SQS event source.
+    visibilityTimeoutInSeconds: 360,
     maxReceiveCount: 5,
     description: 'Asynchronous runs and schedule fires waiting to start',
   },
