@@ -29,7 +29,7 @@ export function prepareDeps(): PrepareDeps {
       getDeployment: deploymentReader().getDeployment,
     },
     now: deps.now,
-    syncBudgetInMs,
+    syncBudgetInMs: syncBudgetInMs(),
   };
 }
 
@@ -37,7 +37,9 @@ export function prepareDeps(): PrepareDeps {
  * How long a sync run may take in all (`SYNC_BUDGET_MS`, default 27 s): API Gateway gives up on a
  * REST integration at 29 s, and Finalize and the answer need the rest.
  */
-export const syncBudgetInMs = positiveNumberFromEnv('SYNC_BUDGET_MS') ?? 27_000;
+export function syncBudgetInMs(): number {
+  return positiveNumberFromEnv('SYNC_BUDGET_MS') ?? 27_000;
+}
 
 function positiveNumberFromEnv(name: string): number | undefined {
   const value = Number(process.env[name]);

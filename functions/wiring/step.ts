@@ -78,7 +78,7 @@ export function stepDeps(): StepDeps {
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
     engine: engineDeps(),
     budgetInMs: stepBudgetInMs,
-    syncBudgetInMs,
+    syncBudgetInMs: syncBudgetInMs(),
     drafts: { getWorkflow: (id) => workflowDeps().workflows.getWorkflow(id) },
     environmentOf: (workspaceId) => loadEnvironment(environmentDeps(), workspaceId),
   };
