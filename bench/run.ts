@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: synchronous runs of a 3-block workflow (start → function → response) through the
  * local HTTP server, beside a bare node:http server answering JSON measured in the same run, plus
- * the size of every Lambda bundle, and the engine's own overhead per block (bench/engine.ts).
+ * asynchronous throughput of the same workflow (bench/async.ts), the size of every Lambda bundle,
+ * and the engine's own overhead per block (bench/engine.ts).
  * Writes bench/results/latest.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
+import { runAsyncLoad } from './async';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 
@@ -81,6 +83,17 @@ try {
     console.log(row('service', service[i], baseline[i]));
   }
 
+  // Async runs of the same workflow; the baseline is the service's own sync throughput at c16.
+  const asyncJobs = Number(process.env.BENCH_ASYNC_JOBS ?? 500);
+  const asyncResult = await runAsyncLoad(serviceServer.target, asyncJobs, 16);
+  const syncAtC16 = service[concurrencies.indexOf(16)];
+  console.log(`\nAsync execution of the same workflow: ${asyncJobs} jobs, 16 clients, enqueue to completed`);
+  console.log(
+    `  enqueue ${asyncResult.enqueuePerSecond}/s; completed ${asyncResult.completedPerSecond} jobs/s in ` +
+      `${asyncResult.enqueueToCompletedInMs} ms (${(asyncResult.completedPerSecond / syncAtC16.throughputPerSecond).toFixed(2)}× ` +
+      `sync runs/s at c16, ${syncAtC16.throughputPerSecond}/s); failed ${asyncResult.failed}`,
+  );
+
   console.log('\nLambda bundles (esbuild, minified, AWS SDK external)');
   const bundles = await bundleAll();
   for (const bundle of bundles) {
@@ -93,6 +106,7 @@ try {
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
     engine,
     syncExecution: { workflow: 'start → function → response', baseline, service },
+    asyncExecution: { workflow: 'start → function → response', ...asyncResult, syncBaseline: syncAtC16 },
     bundles,
   };
   await mkdir('bench/results', { recursive: true });

@@ -33,8 +33,14 @@ const jobKey = (taskId: string) => ({ pk: `JOB#${taskId}`, sk: 'JOB' });
 const durationsKey = (workflowId: string) => ({ pk: `WFSTATS#${workflowId}`, sk: 'DURATIONS' });
 const INTERNAL = ['requestJson', 'requestBlobKey', 'ttl'] as const;
 
-/** How many recent durations the estimate averages. */
+/** How many recent durations the estimate averages (at most). */
 export const recentDurationsKept = 10;
+
+function slotOf(taskId: string): number {
+  let hash = 0;
+  for (let index = 0; index < taskId.length; index++) hash = (hash * 31 + taskId.charCodeAt(index)) >>> 0;
+  return hash % recentDurationsKept;
+}
 
 export function requestBlobKey(taskId: string): string {
   return `executions/${taskId}/request.json`;
@@ -90,14 +96,15 @@ export class DynamoJobStore extends DynamoTable implements JobStore {
     return item ? withoutAttributes<Job>(item, INTERNAL) : undefined;
   }
 
-  async getRequest(taskId: string): Promise<ExecutionRequest | undefined> {
+  async getJobWithRequest(taskId: string): Promise<{ job: Job; request: ExecutionRequest } | undefined> {
     const item = await this.getItem(taskId);
     if (!item) return undefined;
+    const job = withoutAttributes<Job>(item, INTERNAL);
     if (typeof item.requestBlobKey === 'string') {
       const blobs = requireBlobStore(this.blobStore, `The run request of job ${taskId} is in the blob store`);
-      return readPointedBlob<ExecutionRequest>(blobs, item.requestBlobKey);
+      return { job, request: await readPointedBlob<ExecutionRequest>(blobs, item.requestBlobKey) };
     }
-    return JSON.parse(String(item.requestJson)) as ExecutionRequest;
+    return { job, request: JSON.parse(String(item.requestJson)) as ExecutionRequest };
   }
 
   async updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<Job | undefined> {
@@ -135,22 +142,17 @@ export class DynamoJobStore extends DynamoTable implements JobStore {
   }
 
   /**
-   * Read, append, write: two runs finishing at once may drop one sample, which an estimate can
-   * afford, and it keeps the write off any run's critical path but the job's own settle.
+   * One write, no read: the duration goes into one of `recentDurationsKept` slots picked by the
+   * task id, so the slots hold a sample of the latest runs and concurrent runs never conflict.
    */
-  async recordDuration(workflowId: string, durationInMs: number): Promise<void> {
-    const { Item: item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: durationsKey(workflowId) }),
-    );
-    const recent = Array.isArray(item?.recentInMs) ? (item.recentInMs as number[]) : [];
+  async recordDuration(workflowId: string, taskId: string, durationInMs: number): Promise<void> {
     await this.client.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: this.tableName,
-        Item: {
-          ...durationsKey(workflowId),
-          workflowId,
-          recentInMs: [...recent, durationInMs].slice(-recentDurationsKept),
-        },
+        Key: durationsKey(workflowId),
+        UpdateExpression: 'SET #slot = :duration',
+        ExpressionAttributeNames: { '#slot': `d${slotOf(taskId)}` },
+        ExpressionAttributeValues: { ':duration': durationInMs },
       }),
     );
   }
@@ -159,7 +161,9 @@ export class DynamoJobStore extends DynamoTable implements JobStore {
     const { Item: item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: durationsKey(workflowId) }),
     );
-    const recent = Array.isArray(item?.recentInMs) ? (item.recentInMs as number[]) : [];
+    const recent = Object.entries(item ?? {})
+      .filter(([name, value]) => /^d\d+$/.test(name) && typeof value === 'number')
+      .map(([, value]) => value as number);
     if (recent.length === 0) return undefined;
     return recent.reduce((sum, value) => sum + value, 0) / recent.length;
   }

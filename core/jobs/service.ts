@@ -85,7 +85,7 @@ function asyncResult(job: Pick<Job, 'taskId' | 'createdAt'>): AsyncExecutionResu
 }
 
 export interface StartDeps {
-  jobs: Pick<JobStore, 'getJob' | 'getRequest' | 'updateJob'>;
+  jobs: Pick<JobStore, 'getJob' | 'getJobWithRequest' | 'updateJob'>;
   runs: Pick<ExecutionStarter, 'startAsync' | 'stopAsync'>;
   now: () => Date;
 }
@@ -99,17 +99,9 @@ export type StartOutcome = 'started' | 'skipped';
  * cancelled between the read and the start has its run stopped again at once.
  */
 export async function startQueuedJob(deps: StartDeps, taskId: string): Promise<StartOutcome> {
-  const job = await deps.jobs.getJob(taskId);
-  if (job?.status !== 'queued') return 'skipped';
-  const request = await deps.jobs.getRequest(taskId);
-  if (!request) {
-    await deps.jobs.updateJob(taskId, ['queued'], {
-      status: 'failed',
-      completedAt: deps.now().toISOString(),
-      error: 'The run request of this job is missing',
-    });
-    return 'skipped';
-  }
+  const found = await deps.jobs.getJobWithRequest(taskId);
+  if (found?.job.status !== 'queued') return 'skipped';
+  const { request } = found;
   const startedAt = deps.now().toISOString();
   await deps.runs.startAsync({ ...request, startedAt });
   const processing = await deps.jobs.updateJob(taskId, ['queued'], { status: 'processing', startedAt });
@@ -140,7 +132,7 @@ export async function settleJob(
     completedAt: result.endedAt,
     ...(result.success ? {} : { error: result.error ?? 'The run failed' }),
   });
-  if (settled) await deps.jobs.recordDuration(request.workflowId, result.durationInMs);
+  if (settled) await deps.jobs.recordDuration(request.workflowId, request.executionId, result.durationInMs);
 }
 
 export interface JobAccessDeps {

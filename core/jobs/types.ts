@@ -48,14 +48,15 @@ export interface JobStore {
   createJob(job: Job, request: ExecutionRequest): Promise<boolean>;
   /** Undefined when there is no such job or it has expired. */
   getJob(taskId: string): Promise<Job | undefined>;
-  getRequest(taskId: string): Promise<ExecutionRequest | undefined>;
+  /** The job with the run request it starts, in one read. */
+  getJobWithRequest(taskId: string): Promise<{ job: Job; request: ExecutionRequest } | undefined>;
   /**
    * Moves a job to `update.status` only if its status is one of `from`: the job after the change,
    * or undefined when the job is missing or in another status (nothing written).
    */
   updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<Job | undefined>;
   /** Adds a finished run's duration to the workflow's recent durations. */
-  recordDuration(workflowId: string, durationInMs: number): Promise<void>;
+  recordDuration(workflowId: string, taskId: string, durationInMs: number): Promise<void>;
   /** The mean of the workflow's recent run durations, if any have been recorded. */
   recentDurationInMs(workflowId: string): Promise<number | undefined>;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoJobStore, recentDurationsKept, requestBlobKey } from '../../../adapters/dynamodb/job-store';
+import { DynamoJobStore, requestBlobKey } from '../../../adapters/dynamodb/job-store';
 import { INLINE_LIMIT_IN_BYTES } from '../../../adapters/dynamodb/shared';
 import { newId } from '../../../core/ids';
 import type { Job } from '../../../core/jobs/types';
@@ -64,7 +64,7 @@ describe('DynamoJobStore', () => {
     // Assess
     expect(created).toBe(true);
     expect(await store.getJob(job.taskId)).toEqual(job);
-    expect(await store.getRequest(job.taskId)).toEqual(requestOf(job));
+    expect(await store.getJobWithRequest(job.taskId)).toEqual({ job, request: requestOf(job) });
   });
 
   it('refuses a second job with the same task id and keeps the first', async () => {
@@ -78,7 +78,7 @@ describe('DynamoJobStore', () => {
     // Assess
     expect(again).toBe(false);
     expect((await store.getJob(job.taskId))?.userId).toBe('user-1');
-    expect((await store.getRequest(job.taskId))?.input).toEqual({ name: 'ada' });
+    expect((await store.getJobWithRequest(job.taskId))?.request.input).toEqual({ name: 'ada' });
   });
 
   it('keeps a request too large for the item in the blob store', async () => {
@@ -91,7 +91,7 @@ describe('DynamoJobStore', () => {
 
     // Assess
     expect(blobStore.objects.has(requestBlobKey(job.taskId))).toBe(true);
-    expect((await store.getRequest(job.taskId))?.input).toEqual(input);
+    expect((await store.getJobWithRequest(job.taskId))?.request.input).toEqual(input);
   });
 
   it('moves a job only from the statuses it is allowed to leave', async () => {
@@ -100,7 +100,10 @@ describe('DynamoJobStore', () => {
     await store.createJob(job, requestOf(job));
 
     // Act
-    const processing = await store.updateJob(job.taskId, ['queued'], { status: 'processing', startedAt: 'a' });
+    const processing = await store.updateJob(job.taskId, ['queued'], {
+      status: 'processing',
+      startedAt: 'a',
+    });
     const twice = await store.updateJob(job.taskId, ['queued'], { status: 'processing', startedAt: 'b' });
     const done = await store.updateJob(job.taskId, ['queued', 'processing'], { status: 'completed' });
     const cancelled = await store.updateJob(job.taskId, ['queued', 'processing'], { status: 'cancelled' });
@@ -128,18 +131,25 @@ describe('DynamoJobStore', () => {
     expect(moved).toBeUndefined();
   });
 
-  it('averages the most recent run durations of a workflow', async () => {
+  it('averages recent run durations of a workflow, keeping a bounded sample', async () => {
     // Prepare
     const workflowId = newId('wf');
-    const durations = Array.from({ length: recentDurationsKept + 5 }, (_, index) => (index + 1) * 100);
+    const before = await store.recentDurationInMs(workflowId);
 
     // Act
-    const before = await store.recentDurationInMs(workflowId);
-    for (const duration of durations) await store.recordDuration(workflowId, duration);
+    for (let run = 0; run < 100; run++) await store.recordDuration(workflowId, `task-old-${run}`, 10_000);
+    for (let run = 0; run < 100; run++) await store.recordDuration(workflowId, `task-new-${run}`, 200);
 
-    // Assess
-    const recent = durations.slice(-recentDurationsKept);
+    // Assess: the later runs have replaced every sample of the earlier ones
     expect(before).toBeUndefined();
-    expect(await store.recentDurationInMs(workflowId)).toBe(recent.reduce((a, b) => a + b, 0) / recent.length);
+    expect(await store.recentDurationInMs(workflowId)).toBe(200);
+  });
+
+  it('estimates from the first recorded run on', async () => {
+    const workflowId = newId('wf');
+    await store.recordDuration(workflowId, 'task-1', 300);
+    await store.recordDuration(workflowId, 'task-2', 500);
+    const estimate = await store.recentDurationInMs(workflowId);
+    expect([300, 400]).toContain(estimate);
   });
 });

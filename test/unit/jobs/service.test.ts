@@ -29,8 +29,10 @@ class MemoryJobStore implements JobStore {
     const job = this.jobs.get(taskId);
     return job ? { ...job } : undefined;
   }
-  async getRequest(taskId: string) {
-    return this.requests.get(taskId);
+  async getJobWithRequest(taskId: string) {
+    const job = this.jobs.get(taskId);
+    const request = this.requests.get(taskId);
+    return job && request ? { job: { ...job }, request } : undefined;
   }
   async updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate) {
     const job = this.jobs.get(taskId);
@@ -38,7 +40,7 @@ class MemoryJobStore implements JobStore {
     Object.assign(job, Object.fromEntries(Object.entries(update).filter(([, v]) => v !== undefined)));
     return { ...job };
   }
-  async recordDuration(_workflowId: string, durationInMs: number) {
+  async recordDuration(_workflowId: string, _taskId: string, durationInMs: number) {
     this.durations.push(durationInMs);
   }
   async recentDurationInMs() {
@@ -311,7 +313,7 @@ describe('jobStatusView', () => {
 
   it('shows a processing job with its running duration and an estimate from recent runs', async () => {
     // Prepare
-    await jobs.recordDuration('wf-1', 3000);
+    await jobs.recordDuration('wf-1', 'earlier-task', 3000);
     await enqueueRun(enqueueDeps(), aRequest());
     await startQueuedJob(startDeps(), 'task-1');
     vi.advanceTimersByTime(1500);
