@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type RouteDefinition, routes, workers } from '../../../catalog/routes';
+import { type RouteDefinition, routes, type WorkerDefinition, workers } from '../../../catalog/routes';
 import { compilePath } from '../../../local/server';
 
 const allRoutes = routes as readonly RouteDefinition[];
@@ -30,8 +30,13 @@ describe('route table', () => {
     }
   });
 
-  it('has a sample event for every worker', () => {
-    for (const worker of Object.values(workers)) expect(sampleEvent(worker.id).executionId).toBeDefined();
+  it('has a sample event for every worker, shaped as what starts it', () => {
+    for (const worker of Object.values(workers) as WorkerDefinition[]) {
+      const event = sampleEvent(worker.id);
+      if (worker.trigger.kind === 'stateMachineTask') expect(event.executionId, worker.id).toBeDefined();
+      if (worker.trigger.kind === 'queue') expect(event.Records[0].eventSource, worker.id).toBe('aws:sqs');
+      if (worker.trigger.kind === 'executionEnded') expect(event.source, worker.id).toBe('aws.states');
+    }
   });
 });
 
