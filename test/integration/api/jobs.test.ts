@@ -5,12 +5,20 @@ import {
   deployedWorkflow,
   finishedJob,
   request,
+  type Tenant,
   threeBlockGraph,
   useLocalService,
 } from '../../support/service';
 
 const service = useLocalService();
-const asyncHeaders = (apiKey: string) => ({ 'x-api-key': apiKey, 'X-Execution-Mode': 'async' });
+
+/** An async execute of the workflow as the tenant. */
+function executeAsync(tenant: Tenant, workflowId: string, body?: unknown) {
+  return request(service.get().url, 'POST', `/api/workflows/${workflowId}/execute`, {
+    headers: { 'x-api-key': tenant.apiKey, 'X-Execution-Mode': 'async' },
+    body,
+  });
+}
 
 /** start → wait(durationMs) → response: a run that stays processing while it waits. */
 function waitingGraph(durationMs: number) {
@@ -31,10 +39,7 @@ describe('asynchronous execution', () => {
     const id = await deployedWorkflow(tenant);
 
     // Act
-    const answer = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-      body: { name: 'ada' },
-    });
+    const answer = await executeAsync(tenant, id, { name: 'ada' });
 
     // Assess
     expect(answer.status).toBe(202);
@@ -51,10 +56,7 @@ describe('asynchronous execution', () => {
     // Prepare
     const tenant = await service.get().newTenant('async');
     const id = await deployedWorkflow(tenant);
-    const accepted = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-      body: { name: 'ada' },
-    });
+    const accepted = await executeAsync(tenant, id, { name: 'ada' });
 
     // Act
     const job = await finishedJob(tenant, accepted.body.taskId);
@@ -78,10 +80,7 @@ describe('asynchronous execution', () => {
     // Prepare
     const tenant = await service.get().newTenant('async');
     const id = await deployedWorkflow(tenant, threeBlockGraph({ code: "throw new Error('no luck');" }));
-    const accepted = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-      body: { name: 'ada' },
-    });
+    const accepted = await executeAsync(tenant, id, { name: 'ada' });
 
     // Act
     const job = await finishedJob(tenant, accepted.body.taskId);
@@ -101,10 +100,7 @@ describe('asynchronous execution', () => {
     const id = await deployedWorkflow(tenant);
 
     // Act
-    const answer = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-      body: {},
-    });
+    const answer = await executeAsync(tenant, id, {});
 
     // Assess
     expect(answer.status).toBe(400);
@@ -116,15 +112,11 @@ describe('asynchronous execution', () => {
     // Prepare
     const tenant = await service.get().newTenant('async');
     const id = await deployedWorkflow(tenant, waitingGraph(1_500));
-    const first = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-    });
+    const first = await executeAsync(tenant, id);
     await finishedJob(tenant, first.body.taskId);
 
     // Act
-    const second = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-    });
+    const second = await executeAsync(tenant, id);
     const status = await tenant.call('GET', `/api/jobs/${second.body.taskId}`);
 
     // Assess
@@ -137,10 +129,7 @@ describe('asynchronous execution', () => {
     const owner = await service.get().newTenant('owner');
     const stranger = await service.get().newTenant('stranger');
     const id = await deployedWorkflow(owner);
-    const accepted = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(owner.apiKey),
-      body: { name: 'ada' },
-    });
+    const accepted = await executeAsync(owner, id, { name: 'ada' });
 
     // Act
     const foreign = await stranger.call('GET', `/api/jobs/${accepted.body.taskId}`);
@@ -160,9 +149,7 @@ describe('cancelling a job', () => {
     // Prepare
     const tenant = await service.get().newTenant('cancel');
     const id = await deployedWorkflow(tenant, waitingGraph(1_500));
-    const accepted = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-    });
+    const accepted = await executeAsync(tenant, id);
 
     // Act
     const cancelled = await tenant.call('POST', `/api/jobs/${accepted.body.taskId}/cancel`);
@@ -182,10 +169,7 @@ describe('cancelling a job', () => {
     // Prepare
     const tenant = await service.get().newTenant('cancel');
     const id = await deployedWorkflow(tenant);
-    const accepted = await request(service.get().url, 'POST', `/api/workflows/${id}/execute`, {
-      headers: asyncHeaders(tenant.apiKey),
-      body: { name: 'ada' },
-    });
+    const accepted = await executeAsync(tenant, id, { name: 'ada' });
     await finishedJob(tenant, accepted.body.taskId);
 
     // Act
