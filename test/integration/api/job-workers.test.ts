@@ -1,0 +1,128 @@
+/** The job workers that settle what Finalize could not: dead-lettered messages and runs that broke. */
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { DynamoJobStore } from '../../../adapters/dynamodb/job-store';
+import type { Job } from '../../../core/jobs/types';
+import { handler as deadLetterHandler } from '../../../functions/jobs/dead-letter';
+import { handler as runEndedHandler } from '../../../functions/jobs/run-ended';
+import { handler as startHandler } from '../../../functions/jobs/start';
+import { localLambdaContext } from '../../../local/lambda-context';
+import { useLocalService } from '../../support/service';
+
+useLocalService();
+
+let counter = 0;
+async function storedJob(status: Job['status']): Promise<Job> {
+  counter += 1;
+  const job: Job = {
+    taskId: `worker-task-${counter}-${Date.now()}`,
+    workspaceId: 'ws-workers',
+    workflowId: 'wf-workers',
+    userId: 'user-workers',
+    status,
+    createdAt: new Date().toISOString(),
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+  };
+  await DynamoJobStore.fromEnv().createJob(job, {
+    executionId: job.taskId,
+    workflowId: job.workflowId,
+    workspaceId: job.workspaceId,
+    userId: job.userId,
+    deploymentVersion: 1,
+    trigger: 'api',
+    input: {},
+    startedAt: job.createdAt,
+    mode: 'async',
+  });
+  return job;
+}
+
+function sqsEvent(bodies: string[], receiveCount = '5') {
+  return {
+    Records: bodies.map((body, index) => ({
+      messageId: `message-${index}`,
+      receiptHandle: `handle-${index}`,
+      body,
+      attributes: {
+        ApproximateReceiveCount: receiveCount,
+        SentTimestamp: '0',
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: '0',
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:jobs-dlq',
+      awsRegion: 'us-east-1',
+    })),
+  };
+}
+
+const context = (name: string): Context => localLambdaContext(name, 30);
+
+describe('the jobs dead-letter worker', () => {
+  it('fails a job that never started, naming how often it was tried, and drops a foreign body', async () => {
+    // Prepare
+    const job = await storedJob('queued');
+
+    // Act
+    const response = await deadLetterHandler(
+      sqsEvent([JSON.stringify({ kind: 'job', taskId: job.taskId }), 'not a job message']),
+      context('jobsDeadLetter'),
+    );
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await DynamoJobStore.fromEnv().getJob(job.taskId)).toMatchObject({
+      status: 'failed',
+      error: 'The run could not be started after 5 attempts',
+    });
+  });
+});
+
+describe('the run-ended worker', () => {
+  it('fails a processing job whose run ended outside Finalize, and leaves a settled one alone', async () => {
+    // Prepare
+    const broken = await storedJob('processing');
+    const settled = await storedJob('completed');
+    const event = (name: string) => ({
+      version: '0',
+      id: 'event-1',
+      'detail-type': 'Step Functions Execution Status Change' as const,
+      source: 'aws.states',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: [],
+      detail: { name, status: 'TIMED_OUT' },
+    });
+
+    // Act
+    await runEndedHandler(event(broken.taskId), context('jobsRunEnded'));
+    await runEndedHandler(event(settled.taskId), context('jobsRunEnded'));
+
+    // Assess
+    expect(await DynamoJobStore.fromEnv().getJob(broken.taskId)).toMatchObject({
+      status: 'failed',
+      error: 'The run ended timed out',
+    });
+    expect((await DynamoJobStore.fromEnv().getJob(settled.taskId))?.status).toBe('completed');
+  });
+});
+
+describe('the jobs start worker', () => {
+  it('reports only the messages that failed, so only they come back', async () => {
+    // Prepare
+    const job = await storedJob('cancelled');
+
+    // Act
+    const response = await startHandler(
+      sqsEvent([JSON.stringify({ kind: 'job', taskId: job.taskId }), '{"kind":"unknown"}'], '1'),
+      context('jobsStart'),
+    );
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'message-1' }]);
+    expect((await DynamoJobStore.fromEnv().getJob(job.taskId))?.status).toBe('cancelled');
+  });
+});
