@@ -14,6 +14,7 @@ import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
+import { benchStateMachine, printStateMachineBench } from './state-machine';
 
 const concurrencies = [1, 16];
 const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -58,6 +59,8 @@ function row(name: string, result: LoadResult, baseline: LoadResult): string {
 // The engine first, on a quiet machine, before the servers start.
 const engine = await benchEngine();
 printEngineBench(engine);
+const stateMachine = await benchStateMachine();
+printStateMachineBench(stateMachine);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
@@ -105,6 +108,7 @@ try {
     measuredAt: new Date().toISOString(),
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
     engine,
+    stateMachine,
     syncExecution: { workflow: 'start → function → response', baseline, service },
     asyncExecution: { workflow: 'start → function → response', ...asyncResult, syncBaseline: syncAtC16 },
     bundles,
