@@ -333,7 +333,8 @@ export const routes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Deleted', body: s.data(s.workflowSummary) } },
-    access: entitiesWrite,
+    // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
+    access: { ...entitiesWrite, schedules: 'manage' },
   },
   {
     id: 'deployWorkflow',
@@ -345,7 +346,8 @@ export const routes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Deployed', body: s.data(s.workflowStatus) } },
-    access: entitiesWrite,
+    // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
+    access: { ...entitiesWrite, schedules: 'manage' },
   },
   {
     id: 'undeployWorkflow',
@@ -357,7 +359,8 @@ export const routes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Undeployed', body: s.data(s.workflowStatus) } },
-    access: entitiesWrite,
+    // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
+    access: { ...entitiesWrite, schedules: 'manage' },
   },
   {
     id: 'getWorkflowStatus',
@@ -505,7 +508,8 @@ export const routes = [
     tag: 'triggers',
     request: { params: s.workflowIdParams, body: s.putScheduleBody },
     responses: { 200: { description: 'The schedule', body: s.data(s.schedule) } },
-    access: { tables: { entities: 'readWrite' }, schedules: 'manage' },
+    // Files: a workflow whose graph is large is kept in the bucket.
+    access: { tables: { entities: 'readWrite' }, buckets: { files: 'read' }, schedules: 'manage' },
   },
   {
     id: 'getSchedule',
@@ -517,7 +521,7 @@ export const routes = [
     tag: 'triggers',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'The schedule', body: s.data(s.schedule) } },
-    access: entities,
+    access: { tables: { entities: 'read' }, buckets: { files: 'read' } },
   },
   {
     id: 'deleteSchedule',
@@ -529,7 +533,8 @@ export const routes = [
     tag: 'triggers',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Removed' } },
-    access: { tables: { entities: 'readWrite' }, schedules: 'manage' },
+    // Files: a workflow whose graph is large is kept in the bucket.
+    access: { tables: { entities: 'readWrite' }, buckets: { files: 'read' }, schedules: 'manage' },
   },
 ] as const satisfies readonly RouteDefinition[];
 

@@ -296,6 +296,8 @@ export const schedule = z
     enabled: z.boolean(),
     nextRunAt: z.string().nullable(),
     lastRunAt: z.string().optional(),
+    /** Why the last fire started no run: input that no longer fits the Start block, a lost permission. */
+    lastError: z.string().optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

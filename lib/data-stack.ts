@@ -22,9 +22,11 @@ import {
   keys,
   type QueueName,
   queues,
+  scheduleGroups,
   type TableName,
   tables,
 } from '../catalog/resources';
+import { WorkflowScheduleGroup } from './constructs/schedule-group';
 import type { ServiceResources } from './service-resources';
 
 export class DataStack extends Stack {
@@ -37,6 +39,8 @@ export class DataStack extends Stack {
   readonly adminKeySecret: secretsmanager.Secret;
   /** Where alarms go: operators subscribe (e-mail, chat, paging) to be told. */
   readonly alarmTopic: sns.Topic;
+  /** EventBridge Scheduler group of workflow schedules, each sending fires to the jobs queue. */
+  readonly scheduleGroup: WorkflowScheduleGroup;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, { description: 'Workflow service: tables, files bucket, queues, admin key', ...props });
@@ -143,6 +147,10 @@ export class DataStack extends Stack {
       alarm.addAlarmAction(new cloudwatchActions.SnsAction(this.alarmTopic));
     }
 
+    this.scheduleGroup = new WorkflowScheduleGroup(this, 'WorkflowSchedules', {
+      queue: this.queues[scheduleGroups.workflows.targetQueue],
+    });
+
     for (const [name, definition] of Object.entries(keys) as [KeyName, (typeof keys)[KeyName]][]) {
       // Symmetric, rotated yearly by KMS (old versions keep decrypting). Kept when the stack goes:
       // deleting the key would make every value encrypted under it unreadable. The default key policy
@@ -174,7 +182,13 @@ export class DataStack extends Stack {
 
   /** What the code stacks need to wire functions to these resources. */
   get resources(): ServiceResources {
-    return { tables: this.tables, buckets: this.buckets, queues: this.queues, keys: this.keys };
+    return {
+      tables: this.tables,
+      buckets: this.buckets,
+      queues: this.queues,
+      keys: this.keys,
+      scheduleGroup: this.scheduleGroup,
+    };
   }
 }
 

@@ -7,6 +7,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { WorkflowScheduleGroup } from './constructs/schedule-group';
 import type { BucketName, KeyName, QueueName, StateMachineName, TableName } from '../catalog/resources';
 
 export interface ServiceResources {
@@ -15,6 +16,8 @@ export interface ServiceResources {
   queues: Record<QueueName, sqs.IQueue>;
   /** Customer-managed KMS keys (envelope encryption of secrets). */
   keys: Record<KeyName, kms.IKey>;
+  /** The workflow schedule group (EventBridge Scheduler), for functions that manage schedules. */
+  scheduleGroup?: WorkflowScheduleGroup;
   /** Absent while the execution stack builds its own workers (they start no state machines). */
   stateMachines?: Partial<Record<StateMachineName, sfn.IStateMachine>>;
 }

@@ -12,6 +12,7 @@ import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
 import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
+import { startLocalScheduler } from './stack/scheduler';
 import { loadLocalWorkers } from './workers';
 import { type LocalServer, startLocalServer } from './server';
 
@@ -64,8 +65,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     journalDir: join(dataDir, 'step-functions'),
     waitOverrideMs: options.waitOverrideMs,
   });
+  const scheduler = startLocalScheduler();
   overrideAdapters({
     executionStarter: workers.starter,
+    scheduleRegistry: scheduler.registry,
     http: options.allowLoopbackOutbound
       ? createGuardedHttpClient({ allowLoopback: true, maxRedirects: 5 })
       : undefined,
@@ -76,6 +79,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await workers.start();
     server = await startLocalServer({ port: options.port ?? 3000, host: options.host, root: repoRoot });
   } catch (error) {
+    await scheduler.stop();
     await workers.stop();
     await stack.stop();
     throw error;
@@ -86,6 +90,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     dataDir,
     async stop() {
       await server.close();
+      await scheduler.stop();
       // Queued jobs stay queued and running executions stay written down: the next start goes on.
       await workers.stop();
       // The sandbox's worker threads go with the service (tests start several in one process).

@@ -11,8 +11,10 @@ import {
   type StatusDeps,
 } from '../../core/jobs/service';
 import type { JobWorkerDeps } from '../../core/jobs/worker';
+import { runRequestForFire } from '../../core/schedules/service';
 import { executionStarter } from './execution';
 import { identityDeps } from './identity';
+import { scheduleFireDeps } from './schedules';
 import { blobStore } from './storage';
 
 const now = () => new Date();
@@ -39,16 +41,13 @@ export function startDeps(): StartDeps {
   return { jobs: jobStore(), runs: executionStarter(), now };
 }
 
-/**
- * Schedule fires become runs through the schedules module once it is wired; until a schedule store
- * exists nothing can fire, so a stray fire message is skipped.
- */
+/** The start worker's deps: a schedule fire becomes the run its schedule describes. */
 export function jobWorkerDeps(): JobWorkerDeps {
   return {
     ...startDeps(),
     jobs: jobStore(),
     retentionInSeconds: jobRetentionInSeconds(),
-    fireRequest: async () => undefined,
+    fireRequest: (message) => runRequestForFire(scheduleFireDeps(), message),
   };
 }
 

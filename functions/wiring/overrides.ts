@@ -4,6 +4,7 @@
  */
 import type { HttpClient, ModelGateway } from '../../core/engine/types';
 import type { ExecutionStarter } from '../../core/runs/types';
+import type { ScheduleRegistry } from '../../core/schedules/types';
 
 export interface AdapterOverrides {
   executionStarter?: ExecutionStarter;
@@ -11,6 +12,8 @@ export interface AdapterOverrides {
   http?: HttpClient;
   /** Local tests only: a model gateway pointed at test servers. */
   models?: ModelGateway;
+  /** Locally: the in-process scheduler's registry, in place of EventBridge Scheduler. */
+  scheduleRegistry?: ScheduleRegistry;
 }
 
 export const overrides: AdapterOverrides = {};

@@ -1,8 +1,13 @@
+import { applyWorkflowSchedule } from '../../core/schedules/service';
 import { deployWorkflow } from '../../core/workflows/service';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
+import { workflowScheduleDeps } from '../wiring/schedules';
 import { workflowDeps } from '../wiring/workflows';
 
-export const handler = httpRoute('deployWorkflow', async ({ principal, params }) =>
-  ok({ data: await deployWorkflow(workflowDeps(), principal, params.workflowId) }),
-);
+export const handler = httpRoute('deployWorkflow', async ({ principal, params }) => {
+  const status = await deployWorkflow(workflowDeps(), principal, params.workflowId);
+  // A schedule fires only while its workflow is deployed.
+  await applyWorkflowSchedule(workflowScheduleDeps(), params.workflowId);
+  return ok({ data: status });
+});

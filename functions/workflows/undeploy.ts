@@ -1,8 +1,13 @@
+import { withdrawWorkflowSchedule } from '../../core/schedules/service';
 import { undeployWorkflow } from '../../core/workflows/service';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
+import { workflowScheduleDeps } from '../wiring/schedules';
 import { workflowDeps } from '../wiring/workflows';
 
-export const handler = httpRoute('undeployWorkflow', async ({ principal, params }) =>
-  ok({ data: await undeployWorkflow(workflowDeps(), principal, params.workflowId) }),
-);
+export const handler = httpRoute('undeployWorkflow', async ({ principal, params }) => {
+  const status = await undeployWorkflow(workflowDeps(), principal, params.workflowId);
+  // A schedule fires only while its workflow is deployed; it stays stored for the next deploy.
+  await withdrawWorkflowSchedule(workflowScheduleDeps(), params.workflowId);
+  return ok({ data: status });
+});

@@ -155,6 +155,13 @@ export class ResourceAccessGrant extends Construct {
       }
     }
 
+    if (access.schedules === 'manage') {
+      const group = resources.scheduleGroup;
+      if (!group) throw new Error(`The schedule group is not available to ${fn.node.path}`);
+      group.grantManage(fn);
+      for (const [name, value] of Object.entries(group.environment)) setEnv(name, value);
+    }
+
     for (const [name, level] of entries<KeyName, KeyAccess>(access.keys)) {
       const key = resources.keys[name];
       const contextKey = `kms:EncryptionContext:${keys[name].encryptionContextKey}`;

@@ -90,3 +90,41 @@ describe('job expiry', () => {
     });
   });
 });
+
+describe('workflow schedules', () => {
+  it('has a schedule group whose role may only send to the jobs queue, assumed by the scheduler', () => {
+    data.template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    const role = stacks.data.scheduleGroup.role;
+    data.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })],
+      },
+    });
+    const actions = statementsOfRole(data.resources, logicalIdOf(role)).flatMap((statement) =>
+      asList(statement.Action),
+    );
+    expect(actions.filter((action) => action.startsWith('sqs:'))).toEqual(['sqs:SendMessage']);
+  });
+
+  it('lets the routes that manage schedules create them and pass the scheduler role, and no other', () => {
+    for (const id of [
+      'putSchedule',
+      'deleteSchedule',
+      'deployWorkflow',
+      'undeployWorkflow',
+      'deleteWorkflow',
+    ]) {
+      const fn = Object.values(stacks.routes).find((stack) => stack.functions[id])?.functions[id];
+      if (!fn) throw new Error(`No function ${id}`);
+      const actions = statementsOfRole(byStack(Stack.of(fn)).resources, logicalIdOf(fn.role)).flatMap(
+        (statement) => asList(statement.Action),
+      );
+      expect(actions, id).toEqual(expect.arrayContaining(['scheduler:CreateSchedule', 'iam:PassRole']));
+    }
+    const get = stacks.routes.triggers.functions.getSchedule;
+    const getActions = statementsOfRole(byStack(Stack.of(get)).resources, logicalIdOf(get.role)).flatMap(
+      (statement) => asList(statement.Action),
+    );
+    expect(getActions.some((action) => action.startsWith('scheduler:'))).toBe(false);
+  });
+});

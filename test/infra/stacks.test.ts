@@ -45,6 +45,9 @@ function envVarsFor(access: RouteDefinition['access']): string[] {
         })[name as 'executionSync' | 'executionAsync'],
     ),
     ...Object.keys(access.keys ?? {}).map((name) => keys[name as keyof typeof keys].envVar),
+    ...(access.schedules === 'manage'
+      ? ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'SCHEDULE_TARGET_QUEUE_ARN']
+      : []),
   ];
 }
 

@@ -1,15 +1,19 @@
 /** The job workers that settle what Finalize could not: dead-lettered messages and runs that broke. */
 import type { Context } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { sqsClient } from '../../../adapters/aws/clients';
+import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../../adapters/dynamodb/job-store';
+import { SqsJobQueue } from '../../../adapters/sqs/job-queue';
+import { fireExecutionId } from '../../../core/schedules/service';
 import type { Job } from '../../../core/jobs/types';
 import { handler as deadLetterHandler } from '../../../functions/jobs/dead-letter';
 import { handler as runEndedHandler } from '../../../functions/jobs/run-ended';
 import { handler as startHandler } from '../../../functions/jobs/start';
 import { localLambdaContext } from '../../../local/lambda-context';
-import { useLocalService } from '../../support/service';
+import { deployedWorkflow, useLocalService } from '../../support/service';
 
-useLocalService();
+const service = useLocalService();
 
 let counter = 0;
 async function storedJob(status: Job['status']): Promise<Job> {
@@ -124,5 +128,42 @@ describe('the jobs start worker', () => {
     // Assess
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'message-1' }]);
     expect((await DynamoJobStore.fromEnv().getJob(job.taskId))?.status).toBe('cancelled');
+  });
+});
+
+describe('a schedule fire on the jobs queue', () => {
+  it('runs the deployed workflow once, as the schedule says, logged with trigger schedule', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('scheduled');
+    const workflowId = await deployedWorkflow(tenant);
+    const put = await tenant.call('PUT', `/api/workflows/${workflowId}/schedule`, {
+      cron: '0 9 * * *',
+      timezone: 'Europe/Berlin',
+      input: { name: 'ada' },
+    });
+    const scheduledTime = '2026-11-23T08:00:00.000Z';
+    const fire = JSON.stringify({ kind: 'schedule', workflowId, scheduledTime });
+    const queue = new SqsJobQueue({ client: sqsClient(), queueUrl: process.env.JOBS_QUEUE_URL as string });
+
+    // Act: EventBridge delivers at least once; here twice
+    await queue.send(JSON.parse(fire));
+    await queue.send(JSON.parse(fire));
+    const taskId = fireExecutionId(workflowId, scheduledTime);
+    const job = await vi.waitFor(
+      async () => {
+        const answer = await tenant.call('GET', `/api/jobs/${taskId}`);
+        expect(answer.body.status).toBe('completed');
+        return answer;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+
+    // Assess
+    expect(put.status).toBe(200);
+    expect(job.body).toMatchObject({ status: 'completed', output: { shouted: 'ADA' } });
+    const entry = await DynamoExecutionLogStore.fromEnv().getLogEntryByExecutionId(taskId);
+    expect(entry?.trigger).toBe('schedule');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await tenant.call('GET', `/api/jobs/${taskId}`)).body.status).toBe('completed');
   });
 });
