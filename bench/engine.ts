@@ -23,6 +23,7 @@ export interface EngineBenchResult {
 }
 
 const plainChainLength = 200;
+const longChainLength = 800;
 const plainRounds = 40;
 const functionChainLength = 50;
 const functionRounds = 6;
@@ -106,6 +107,14 @@ export async function benchEngine(): Promise<EngineBenchResult> {
   );
   const plainRunInMs = await timeRuns(plainRounds, () => runOrFail(plainChain, plainDeps));
   const plainBlockOverheadInUs = (plainRunInMs * 1000) / plainChainLength;
+  // Per-block cost of a chain four times as long: near 1× means a run's cost grows linearly.
+  const longChain = chainOf(longChainLength, (index) =>
+    block(`v${index}`, 'variables', `v${index}`, {
+      assignments: [{ name: 'last', value: index === 1 ? 0 : `<v${index - 1}.last>` }],
+    }),
+  );
+  const longRunInMs = await timeRuns(plainRounds / 4, () => runOrFail(longChain, plainDeps));
+  const longBlockInUs = (longRunInMs * 1000) / longChainLength;
 
   const functionChain = chainOf(functionChainLength, (index) =>
     block(`f${index}`, 'function', `f${index}`, { code: 'return 1' }),
@@ -167,6 +176,8 @@ export async function benchEngine(): Promise<EngineBenchResult> {
       functionBlockPoolToThreadRatio: round(functionBlockInMs / inThreadBlockInMs, 2),
       loop1000IterationsInMs: round(loop1000InMs),
       loopIterationInUs: round((loop1000InMs * 1000) / loopIterations),
+      longChainBlockInUs: round(longBlockInUs),
+      longToShortChainRatio: round(longBlockInUs / plainBlockOverheadInUs),
       parallel100BranchesInMs: round(parallel100InMs),
     },
   };
@@ -186,6 +197,10 @@ export function printEngineBench(result: EngineBenchResult): void {
   console.log(
     `                         ${details.functionBlockInThreadInMs} ms/block on this thread ` +
       `(QuickJS alone ${details.sandboxCallInThreadInMs} ms); pool ${details.functionBlockPoolToThreadRatio}× that`,
+  );
+  console.log(
+    `  chain of ${longChainLength}           ${details.longChainBlockInUs} µs/block, ` +
+      `${details.longToShortChainRatio}× the chain of ${details.plainChainLength} (1× is linear growth)`,
   );
   console.log(`  loop of 1,000          ${details.loop1000IterationsInMs} ms`);
   console.log(`  parallel of 100        ${details.parallel100BranchesInMs} ms`);

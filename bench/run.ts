@@ -14,6 +14,7 @@ import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
+import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
 
 const concurrencies = [1, 16];
@@ -61,6 +62,8 @@ const engine = await benchEngine();
 printEngineBench(engine);
 const stateMachine = await benchStateMachine();
 printStateMachineBench(stateMachine);
+const stackStart = await benchStackStart();
+printStackStartBench(stackStart);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
@@ -109,6 +112,7 @@ try {
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
     engine,
     stateMachine,
+    stackStart,
     syncExecution: { workflow: 'start → function → response', baseline, service },
     asyncExecution: { workflow: 'start → function → response', ...asyncResult, syncBaseline: syncAtC16 },
     bundles,

@@ -1,0 +1,30 @@
+/** Start-up of the embedded local stack: cold on an empty data dir, warm on the same dir again. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalStack } from '../local/stack';
+
+export interface StackStartBench {
+  coldStartInMs: number;
+  warmStartInMs: number;
+}
+
+export async function benchStackStart(): Promise<StackStartBench> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-stack-'));
+  try {
+    const cold = await startLocalStack({ dataDir });
+    await cold.stop();
+    const warm = await startLocalStack({ dataDir });
+    await warm.stop();
+    return { coldStartInMs: cold.startupMs, warmStartInMs: warm.startupMs };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function printStackStartBench(result: StackStartBench): void {
+  console.log('\nLocal stack start-up (DynamoDB, S3, SQS emulators and the catalogue resources)');
+  console.log(
+    `  cold ${result.coldStartInMs} ms on an empty data dir; warm ${result.warmStartInMs} ms on the same dir`,
+  );
+}
