@@ -1,0 +1,16 @@
+import { createWebhook } from '../../core/webhooks/service';
+import { created } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { publicBaseUrl, webhookDeps } from '../wiring/webhooks';
+
+export const handler = httpRoute('createWebhook', async ({ principal, params, body, headers, event }) =>
+  created({
+    data: await createWebhook(
+      webhookDeps(),
+      principal,
+      params.workflowId,
+      body,
+      publicBaseUrl(event, headers),
+    ),
+  }),
+);
