@@ -393,7 +393,9 @@ export const routes = [
       500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
     },
     access: runAccess,
-    timeoutInSeconds: 29,
+    // Streamed runs answer as they go, for up to 15 minutes; sync runs still end at the sync budget.
+    timeoutInSeconds: 900,
+    memoryInMb: 1024,
     streaming: true,
   },
   {

@@ -3,7 +3,7 @@
  * one method per route with a Lambda proxy integration to that route's own function (which lives in
  * a route functions stack), and the errors API Gateway answers itself.
  */
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Duration, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -76,7 +76,18 @@ export class ApiStack extends Stack {
       this.methods[route.id] = resource.addMethod(
         route.method,
         // One permission per method, scoped to this method and path; no extra test-invoke permission.
-        new apigateway.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
+        // A streaming route answers through Lambda response streaming, which also lifts the 29 s
+        // integration limit up to the function's own time-out.
+        new apigateway.LambdaIntegration(fn, {
+          proxy: true,
+          allowTestInvoke: false,
+          ...(route.streaming
+            ? {
+                responseTransferMode: apigateway.ResponseTransferMode.STREAM,
+                timeout: Duration.seconds(route.timeoutInSeconds ?? 29),
+              }
+            : {}),
+        }),
         {
           operationName: route.id,
           authorizationType: apigateway.AuthorizationType.NONE,

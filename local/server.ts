@@ -11,8 +11,12 @@ import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type RouteDefinition, routes } from '../catalog/routes';
+import type { ResponseSink } from '../functions/http/streaming-route';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type Handler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+  /** Streaming routes (functions/http/streaming-route.ts): write the answer to a sink as it comes. */
+  stream?: (event: APIGatewayProxyEvent, sink: ResponseSink, context: Context) => Promise<void>;
+};
 
 interface CompiledRoute {
   route: RouteDefinition;
@@ -48,11 +52,9 @@ export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
 }
 
 function findRoute(compiled: CompiledRoute[], method: string, path: string) {
-  let pathMatched = false;
   for (const candidate of compiled) {
     const match = candidate.pattern.exec(path);
     if (!match) continue;
-    pathMatched = true;
     if (candidate.route.method !== method) continue;
     // Still percent-encoded, as API Gateway REST passes them: the handler decodes (see httpRoute).
     const pathParameters = Object.fromEntries(
@@ -60,7 +62,7 @@ function findRoute(compiled: CompiledRoute[], method: string, path: string) {
     );
     return { candidate, pathParameters };
   }
-  return { pathMatched };
+  return undefined;
 }
 
 /** Whether the body's declared length alone is over the limit, so none of it need be read. */
@@ -177,6 +179,22 @@ function lambdaContext(route: RouteDefinition, timeoutInMs: number): Context {
   };
 }
 
+/** Each write goes out at once as a chunk (chunked transfer), as API Gateway streams it. */
+function nodeSink(response: ServerResponse): ResponseSink {
+  return {
+    start(statusCode, headers) {
+      response.writeHead(statusCode, headers);
+      response.flushHeaders();
+    },
+    write(text) {
+      response.write(text);
+    },
+    end() {
+      response.end();
+    },
+  };
+}
+
 function sendJson(response: ServerResponse, statusCode: number, body: unknown): void {
   response.writeHead(statusCode, { 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
@@ -236,17 +254,21 @@ export async function startLocalServer(options: {
         : undefined;
       if (!url) return sendJson(response, 400, { error: 'Malformed request URL', code: 'VALIDATION_ERROR' });
       const found = findRoute(compiled, request.method ?? 'GET', url.pathname);
-      if (!('candidate' in found) || !found.candidate) {
-        const status = found.pathMatched ? 405 : 404;
-        const code = found.pathMatched ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND';
-        return sendJson(response, status, { error: `No route for ${request.method} ${url.pathname}`, code });
+      // An unknown method on a known path is a 404 too, as API Gateway answers it (lib/api-stack.ts).
+      if (!found) {
+        return sendJson(response, 404, {
+          error: `No route for ${request.method} ${url.pathname}`,
+          code: 'NOT_FOUND',
+        });
       }
       if (declaresTooLarge(request)) return refuseTooLarge(response);
       const body = await readBody(request);
       if (body === 'too large') return refuseTooLarge(response);
       const { route, handler } = found.candidate;
       const event = toEvent(request, url, route, found.pathParameters, body);
-      const result = await handler(event, lambdaContext(route, (route.timeoutInSeconds ?? 10) * 1000));
+      const context = lambdaContext(route, (route.timeoutInSeconds ?? 10) * 1000);
+      if (route.streaming && handler.stream) return await handler.stream(event, nodeSink(response), context);
+      const result = await handler(event, context);
       response.writeHead(result.statusCode, result.headers as Record<string, string>);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
     } catch {

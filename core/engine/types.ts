@@ -281,6 +281,8 @@ export interface EnginePorts {
   http?: HttpClient;
   workflows?: WorkflowLoader;
   limits?: Partial<EngineLimits>;
-  /** Streaming: text chunks of model blocks as they arrive (used by SSE later). */
+  /** Streaming: text chunks of model blocks as they arrive. */
   onChunk?: (blockId: string, chunk: string) => void;
+  /** Streaming: the output of each block of the run's own graph as it completes (inside containers, per iteration). */
+  onBlockOutput?: (blockId: string, output: unknown) => void;
 }

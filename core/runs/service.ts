@@ -118,7 +118,11 @@ export function usesEnvironment(graph: WorkflowGraph): boolean {
   return uses;
 }
 
-async function graphOf(deps: StepDeps, state: ExecutionState): Promise<WorkflowGraph> {
+/** The graph a run runs: its deployment's, or the saved workflow's for a draft run. */
+export async function graphOf(
+  deps: Pick<StepDeps, 'deployments' | 'drafts'>,
+  state: Pick<ExecutionState, 'deploymentVersion' | 'workflowId' | 'executionId'>,
+): Promise<WorkflowGraph> {
   if (state.deploymentVersion === draftVersion) {
     const workflow = await deps.drafts?.getWorkflow(state.workflowId);
     if (!workflow)
@@ -131,7 +135,11 @@ async function graphOf(deps: StepDeps, state: ExecutionState): Promise<WorkflowG
   return deployment.state;
 }
 
-async function environmentFor(deps: StepDeps, graph: WorkflowGraph, workspaceId: string) {
+export async function environmentFor(
+  deps: Pick<StepDeps, 'environmentOf'>,
+  graph: WorkflowGraph,
+  workspaceId: string,
+): Promise<Record<string, string>> {
   if (!deps.environmentOf || !usesEnvironment(graph)) return {};
   return deps.environmentOf(workspaceId);
 }

@@ -15,7 +15,7 @@ import { logger, withInvocationLogger } from './logger';
 import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
 
-type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
+export type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
 type Part<R, K extends string> = R extends { request: infer Q }
   ? K extends keyof Q
     ? Q[K] extends z.ZodType
@@ -40,26 +40,31 @@ export function httpRoute<Id extends RouteId>(
   const route = findRoute(id);
   const handle = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     try {
-      const headers = lowercaseHeaders(event.headers);
-      // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
-      const pathParameters = decodePathParameters(event.pathParameters);
-      const principal = await authorize(route, headers);
-      const input = {
-        params: validate(route.request?.params, pathParameters, 'path parameter'),
-        query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
-        body: route.request?.body
-          ? validate(route.request.body, jsonBodyOf(event, headers), 'body')
-          : undefined,
-        principal,
-        headers,
-        event,
-      } as RouteInput<RouteById<Id>>;
-      return toProxyResult(await fn(input));
+      return toProxyResult(await fn(await routeInputOf<RouteById<Id>>(route, event)));
     } catch (error) {
       return toProxyResult(errorResponse(error));
     }
   };
   return withInvocationLogger(middy(handle).use(injectLambdaContext(logger, { resetKeys: true })));
+}
+
+/** Authenticates the request and parses its parameters and body with the route's schemas. */
+export async function routeInputOf<R>(
+  route: RouteDefinition,
+  event: APIGatewayProxyEvent,
+): Promise<RouteInput<R>> {
+  const headers = lowercaseHeaders(event.headers);
+  // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
+  const pathParameters = decodePathParameters(event.pathParameters);
+  const principal = await authorize(route, headers);
+  return {
+    params: validate(route.request?.params, pathParameters, 'path parameter'),
+    query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
+    body: route.request?.body ? validate(route.request.body, jsonBodyOf(event, headers), 'body') : undefined,
+    principal,
+    headers,
+    event,
+  } as RouteInput<R>;
 }
 
 async function authorize(

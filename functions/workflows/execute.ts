@@ -1,21 +1,41 @@
+/**
+ * Execute: sync (the Express machine), async (`X-Execution-Mode: async`: a job), or streamed
+ * (`stream: true` or `X-Stream-Response: true`: server-sent events from the engine run here).
+ */
 import { enqueueRun } from '../../core/jobs/service';
 import { prepareRun } from '../../core/runs/service';
+import { prepareStream, streamRun } from '../../core/runs/stream';
 import { logger } from '../http/logger';
-import type { JsonResponse } from '../http/responses';
-import { httpRoute } from '../http/route';
+import { streamingHttpRoute } from '../http/streaming-route';
 import { executionStarter, prepareDeps } from '../wiring/execution';
 import { enqueueDeps } from '../wiring/jobs';
+import { streamDeps } from '../wiring/stream';
 
-export const handler = httpRoute(
+export const handler = streamingHttpRoute(
   'executeWorkflow',
-  async ({ principal, params, body, headers }): Promise<JsonResponse> => {
+  async ({ principal, params, body, headers }, sink) => {
+    const { stream, selectedOutputs, ...input } = body;
     const mode = headers['x-execution-mode']?.trim().toLowerCase() === 'async' ? 'async' : 'sync';
-    const request = await prepareRun(prepareDeps(), principal, params.workflowId, body, {
-      trigger: 'api',
-      mode,
-    });
+    const streamed = mode === 'sync' && (stream === true || headers['x-stream-response']?.trim() === 'true');
+    // A streamed run is not bound by the sync budget: its caller gets answers as it goes.
+    const prepare = streamed ? { ...prepareDeps(), syncBudgetInMs: undefined } : prepareDeps();
+    const request = await prepareRun(prepare, principal, params.workflowId, input, { trigger: 'api', mode });
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     if (mode === 'async') return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
+    if (streamed) {
+      const deps = streamDeps();
+      const prepared = await prepareStream(deps, request, selectedOutputs);
+      sink.start(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+        // The frames carry no execution id; this names the run's log entry.
+        'x-execution-id': request.executionId,
+      });
+      await streamRun(deps, prepared, (frame) => sink.write(frame));
+      sink.end();
+      return undefined;
+    }
     const answer = await executionStarter().startSync(request);
     logger.info('Run finished', { success: answer.body.success, durationMs: answer.body.metadata.duration });
     return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };

@@ -179,6 +179,33 @@ describe('REST API', () => {
     expect(wiredFunctions.size).toBe(allRoutes.length);
   });
 
+  it('streams the answers of streaming routes (SSE) and buffers every other', () => {
+    const paths = resourcePaths();
+    for (const [, method] of ofType(api, 'AWS::ApiGateway::Method')) {
+      const route = allRoutes.find(
+        (candidate) =>
+          candidate.method === method.Properties.HttpMethod &&
+          candidate.path === paths.get((method.Properties.ResourceId as { Ref: string }).Ref),
+      );
+      const integration = method.Properties.Integration as {
+        ResponseTransferMode?: string;
+        Uri: unknown;
+        TimeoutInMillis?: number;
+      };
+      if (route?.streaming) {
+        expect(integration.ResponseTransferMode, route.id).toBe('STREAM');
+        expect(JSON.stringify(integration.Uri), route.id).toContain('response-streaming-invocations');
+        expect(integration.TimeoutInMillis, route.id).toBe((route.timeoutInSeconds ?? 29) * 1000);
+      } else {
+        expect(integration.ResponseTransferMode, route?.id).toBeUndefined();
+        expect(JSON.stringify(integration.Uri), route?.id).not.toContain('response-streaming-invocations');
+      }
+    }
+    expect(allRoutes.filter((route) => route.streaming).map((route) => route.id)).toEqual([
+      'executeWorkflow',
+    ]);
+  });
+
   it('lets API Gateway invoke each function from its own method only', () => {
     const permissions = ofType(api, 'AWS::Lambda::Permission');
     expect(permissions).toHaveLength(allRoutes.length);

@@ -29,10 +29,10 @@ describe('service endpoints', () => {
     expect(answer.body).toEqual({ error: 'No route for GET /api/nothing-here', code: 'NOT_FOUND' });
   });
 
-  it('answers a known path with the wrong method with 405', async () => {
+  it('answers a known path with the wrong method with 404, as API Gateway does', async () => {
     const answer = await request(service.get().url, 'PATCH', '/api/health');
-    expect(answer.status).toBe(405);
-    expect(answer.body.code).toBe('METHOD_NOT_ALLOWED');
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({ error: 'No route for PATCH /api/health', code: 'NOT_FOUND' });
   });
 
   it('refuses a JSON body over 10 MB with 413', async () => {

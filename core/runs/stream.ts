@@ -1,0 +1,152 @@
+/**
+ * Streamed runs: the engine runs in the caller's process (a state machine cannot stream), and the
+ * caller gets server-sent events as the run goes:
+ *
+ *   data: {"blockId":"<id>","chunk":"<text>"}            model text as it arrives; a selected output when its block completes
+ *   data: {"event":"error","error":"<message>"}           only when the run failed
+ *   data: {"event":"done","success":<bool>,"output":<final output>,"metadata":{"duration":<ms>}}
+ *   data: [DONE]                                          always last
+ *
+ * The run is logged like any other (Finalize's use case writes its entry), and secret values are
+ * redacted from every frame as from every answer.
+ */
+import { runToCompletion } from '../engine/run';
+import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
+import { redactSecrets } from '../environment/redact';
+import { ValidationError } from '../errors';
+import { environmentFor, type FinalizeDeps, finalizeRun, graphOf, type StepDeps } from './service';
+import type { ExecutionRequest } from './types';
+
+export const doneMarker = 'data: [DONE]\n\n';
+
+/** One server-sent event carrying `value` as JSON. */
+export function sseFrame(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`;
+}
+
+/** A selected output: the block it comes from and the path inside that block's output. */
+export interface SelectedOutput {
+  blockId: string;
+  path: string[];
+}
+
+/** Names compared as the interface says: lowercased, spaces removed. */
+function normalizedName(name: string): string {
+  return name.toLowerCase().replace(/\s+/g, '');
+}
+
+/**
+ * Each `<blockName>.<path>` (or `<blockId>.<path>`) of `selectedOutputs`, resolved against the graph.
+ * An entry naming no block is a 400 naming it, before anything is streamed.
+ */
+export function resolveSelectedOutputs(
+  graph: WorkflowGraph,
+  selectedOutputs: string[] = [],
+): SelectedOutput[] {
+  return selectedOutputs.map((entry, index) => {
+    const [name, ...path] = entry.split('.');
+    const wanted = normalizedName(name ?? '');
+    const block =
+      graph.blocks[name ?? ''] ??
+      Object.values(graph.blocks).find((candidate) => normalizedName(candidate.name) === wanted);
+    if (!block || wanted === '') {
+      throw new ValidationError(`selectedOutputs: "${entry}" names no block of this workflow`, [
+        { path: `selectedOutputs.${index}`, message: 'No block with this name or id' },
+      ]);
+    }
+    return { blockId: block.id, path: path.filter((part) => part !== '') };
+  });
+}
+
+function valueAt(value: unknown, path: string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** A selected output as chunk text: a string as it is, anything else as JSON. */
+function chunkText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
+export interface StreamDeps {
+  step: Pick<StepDeps, 'deployments' | 'drafts' | 'engine' | 'environmentOf'>;
+  finalize: FinalizeDeps;
+}
+
+export interface PreparedStream {
+  request: ExecutionRequest;
+  graph: WorkflowGraph;
+  selected: SelectedOutput[];
+}
+
+/** Everything that can refuse the request, done before the first byte is sent. */
+export async function prepareStream(
+  deps: StreamDeps,
+  request: ExecutionRequest,
+  selectedOutputs: string[] | undefined,
+): Promise<PreparedStream> {
+  const graph = await graphOf(deps.step, request);
+  return { request, graph, selected: resolveSelectedOutputs(graph, selectedOutputs) };
+}
+
+/** Runs the workflow, writing each frame as it happens; never throws once it has begun. */
+export async function streamRun(
+  deps: StreamDeps,
+  prepared: PreparedStream,
+  write: (frame: string) => void,
+): Promise<void> {
+  const { request, graph, selected } = prepared;
+  let success = false;
+  let output: unknown;
+  let durationInMs = 0;
+  try {
+    const environment = await environmentFor(deps.step, graph, request.workspaceId);
+    const secrets = Object.values(environment);
+    const send = (frame: unknown) => write(sseFrame(redactSecrets(frame, secrets)));
+    const engine: EngineDeps = {
+      ...deps.step.engine,
+      onChunk: (blockId, chunk) => send({ blockId, chunk }),
+      onBlockOutput: (blockId, blockOutput) => {
+        for (const wanted of selected) {
+          if (wanted.blockId !== blockId) continue;
+          send({ blockId, chunk: chunkText(valueAt(blockOutput, wanted.path)) });
+        }
+      },
+    };
+    const result = redactSecrets(
+      await runToCompletion({ ...runContextOf(request, graph), environment }, engine),
+      secrets,
+    ) as RunResult;
+    const answer = await finalizeRun(deps.finalize, { ...request, step: { status: 'done', result } });
+    success = answer.body.success;
+    output = answer.body.output;
+    durationInMs = answer.body.metadata.duration;
+    if (!success) send({ event: 'error', error: answer.body.error ?? 'The run failed' });
+  } catch (error) {
+    write(sseFrame({ event: 'error', error: errorMessageOf(error) }));
+  }
+  write(sseFrame({ event: 'done', success, output: output ?? {}, metadata: { duration: durationInMs } }));
+  write(doneMarker);
+}
+
+function runContextOf(request: ExecutionRequest, graph: WorkflowGraph) {
+  return {
+    executionId: request.executionId,
+    workflowId: request.workflowId,
+    workspaceId: request.workspaceId,
+    trigger: request.trigger,
+    input: request.input,
+    graph,
+    startedAt: request.startedAt,
+  };
+}
+
+/** A run the engine refused (a bad graph) says why; anything else stays internal. */
+function errorMessageOf(error: unknown): string {
+  if (error instanceof ValidationError) return error.message;
+  return 'The run failed';
+}

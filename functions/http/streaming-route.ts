@@ -1,0 +1,130 @@
+/**
+ * A route whose answer may be a stream (server-sent events): in AWS a streaming Lambda behind API
+ * Gateway's REST response streaming (`awslambda.streamifyResponse`), locally the same function
+ * writing to the Node response with chunked transfer. The handler either answers JSON (returns a
+ * JsonResponse, as `httpRoute` handlers do) or opens the stream itself through the sink.
+ *
+ * The module's `handler` is, in the Lambda runtime, the streamified function; anywhere else a plain
+ * function that buffers the whole answer into a proxy result (tests and tools that call handlers
+ * directly). `handler.stream` is what the local server calls with a sink over its response.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { findRoute, type RouteId } from '../../catalog/routes';
+import { logger, withInvocationLogger } from './logger';
+import { errorResponse, type JsonResponse, toProxyResult } from './responses';
+import { type RouteById, type RouteInput, routeInputOf } from './route';
+
+/** Where a streamed answer goes: status and headers first, then the body in pieces. */
+export interface ResponseSink {
+  start(statusCode: number, headers: Record<string, string>): void;
+  write(text: string): void;
+  end(): void;
+}
+
+export type StreamingRouteFn<R> = (
+  input: RouteInput<R>,
+  sink: ResponseSink,
+) => Promise<JsonResponse | undefined>;
+
+export interface StreamingHandler {
+  (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult>;
+  stream(event: APIGatewayProxyEvent, sink: ResponseSink, context: Context): Promise<void>;
+}
+
+/** The Lambda runtime's streaming API (a global there, absent anywhere else). */
+interface LambdaStreamingRuntime {
+  streamifyResponse(
+    handler: (
+      event: APIGatewayProxyEvent,
+      responseStream: NodeJS.WritableStream,
+      context: Context,
+    ) => Promise<void>,
+  ): unknown;
+  HttpResponseStream: {
+    from(
+      stream: NodeJS.WritableStream,
+      prelude: { statusCode: number; headers: Record<string, string> },
+    ): NodeJS.WritableStream;
+  };
+}
+
+export function streamingHttpRoute<Id extends RouteId>(
+  id: Id,
+  fn: StreamingRouteFn<RouteById<Id>>,
+): StreamingHandler {
+  const route = findRoute(id);
+  const stream = async (event: APIGatewayProxyEvent, sink: ResponseSink): Promise<void> => {
+    let response: JsonResponse | undefined;
+    try {
+      response = await fn(await routeInputOf<RouteById<Id>>(route, event), sink);
+    } catch (error) {
+      response = errorResponse(error);
+    }
+    if (!response) return;
+    const result = toProxyResult(response);
+    sink.start(result.statusCode, result.headers as Record<string, string>);
+    sink.write(result.body);
+    sink.end();
+  };
+  const withLogger = (handle: (event: APIGatewayProxyEvent, sink: ResponseSink) => Promise<void>) =>
+    withInvocationLogger(
+      middy(async (input: { event: APIGatewayProxyEvent; sink: ResponseSink }) =>
+        handle(input.event, input.sink),
+      ).use(injectLambdaContext(logger, { resetKeys: true })),
+    );
+  const logged = withLogger(stream);
+  const run = (event: APIGatewayProxyEvent, sink: ResponseSink, context: Context) =>
+    logged({ event, sink }, context);
+
+  const buffered = (async (event: APIGatewayProxyEvent, context: Context) => {
+    const sink = bufferingSink();
+    await run(event, sink, context);
+    return sink.result();
+  }) as StreamingHandler;
+  buffered.stream = run;
+
+  // Other libraries put an `awslambda` object on the global too (Powertools' InvokeStore); only the
+  // Lambda runtime's has streamifyResponse.
+  const runtime = (globalThis as { awslambda?: Partial<LambdaStreamingRuntime> }).awslambda;
+  if (typeof runtime?.streamifyResponse !== 'function') return buffered;
+  const lambda = runtime as LambdaStreamingRuntime;
+  const streamed = lambda.streamifyResponse((event, responseStream, context) =>
+    run(event, lambdaSink(lambda, responseStream), context),
+  ) as StreamingHandler;
+  streamed.stream = run;
+  return streamed;
+}
+
+/** A sink that keeps everything, for callers that want one proxy result. */
+function bufferingSink(): ResponseSink & { result(): APIGatewayProxyResult } {
+  let statusCode = 500;
+  let headers: Record<string, string> = {};
+  const parts: string[] = [];
+  return {
+    start(status, startHeaders) {
+      statusCode = status;
+      headers = startHeaders;
+    },
+    write: (text) => void parts.push(text),
+    end: () => undefined,
+    result: () => ({ statusCode, headers, body: parts.join('') }),
+  };
+}
+
+/** API Gateway reads status and headers from the prelude `HttpResponseStream.from` writes first. */
+function lambdaSink(runtime: LambdaStreamingRuntime, responseStream: NodeJS.WritableStream): ResponseSink {
+  let body: NodeJS.WritableStream | undefined;
+  return {
+    start(statusCode, headers) {
+      body = runtime.HttpResponseStream.from(responseStream, { statusCode, headers });
+    },
+    write(text) {
+      body?.write(text);
+    },
+    end() {
+      body?.end();
+    },
+  };
+}

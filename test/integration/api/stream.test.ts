@@ -1,0 +1,206 @@
+/** Streamed execution: the server-sent events of the interface, byte for byte. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
+import { block, edge, graphOf } from '../../../core/engine/builders';
+import { doneMarker, sseFrame } from '../../../core/runs/stream';
+import { type ModelServer, startOpenAiServer } from '../../support/model-servers';
+import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+
+const service = useLocalService({ allowLoopbackOutbound: true });
+let openai: ModelServer;
+
+beforeAll(async () => {
+  openai = await startOpenAiServer();
+});
+afterAll(async () => {
+  await openai.close();
+});
+
+function stream(tenant: Tenant, workflowId: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${service.get().url}/api/workflows/${workflowId}/execute`, {
+    method: 'POST',
+    headers: { 'x-api-key': tenant.apiKey, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The duration of the done frame, which the expected text must repeat. */
+function durationIn(text: string): number {
+  return Number(/"duration":(\d+)/.exec(text)?.[1]);
+}
+
+describe('streamed execution', () => {
+  it('answers an event stream: the done frame with the output and duration, then [DONE]', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('stream');
+    const id = await deployedWorkflow(tenant);
+
+    // Act
+    const response = await stream(tenant, id, { name: 'ada', stream: true });
+    const text = await response.text();
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(text).toBe(
+      `data: {"event":"done","success":true,"output":{"shouted":"ADA"},"metadata":{"duration":${durationIn(text)}}}\n\n` +
+        'data: [DONE]\n\n',
+    );
+  });
+
+  it('sends each selected output as a chunk when its block completes, by name or by id', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('stream');
+    const id = await deployedWorkflow(tenant);
+
+    // Act
+    const response = await stream(tenant, id, {
+      name: 'ada',
+      stream: true,
+      selectedOutputs: ['Shout.result', 'respond.data.shouted', 'SHOUT.result', 'Respond.status'],
+    });
+    const text = await response.text();
+
+    // Assess
+    expect(text).toBe(
+      sseFrame({ blockId: 'shout', chunk: 'ADA' }) +
+        sseFrame({ blockId: 'shout', chunk: 'ADA' }) +
+        sseFrame({ blockId: 'respond', chunk: 'ADA' }) +
+        sseFrame({ blockId: 'respond', chunk: '200' }) +
+        sseFrame({
+          event: 'done',
+          success: true,
+          output: { shouted: 'ADA' },
+          metadata: { duration: durationIn(text) },
+        }) +
+        doneMarker,
+    );
+  });
+
+  it('sends an error frame before the done frame when the run fails, and still ends with [DONE]', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('stream');
+    const id = await deployedWorkflow(tenant, threeBlockGraph({ code: "throw new Error('no luck');" }));
+
+    // Act
+    const response = await stream(tenant, id, { name: 'ada', stream: true });
+    const text = await response.text();
+
+    // Assess
+    const frames = text.split('\n\n').filter(Boolean);
+    expect(response.status).toBe(200);
+    expect(frames).toHaveLength(3);
+    expect(JSON.parse(frames[0].slice('data: '.length))).toEqual({
+      event: 'error',
+      error: expect.stringContaining('no luck'),
+    });
+    expect(frames[1]).toBe(
+      `data: {"event":"done","success":false,"output":{},"metadata":{"duration":${durationIn(text)}}}`,
+    );
+    expect(frames[2]).toBe('data: [DONE]');
+  });
+
+  it("streams an agent's text in chunks as the model sends them, and logs the run", async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('stream');
+    openai.setDefault({ chunks: ['Otters ', 'hold ', 'hands.'], chunkDelayMs: 20 });
+    const id = await deployedWorkflow(
+      tenant,
+      graphOf(
+        [
+          block('start', 'start', 'Start', { inputFormat: [] }),
+          block('writer', 'agent', 'Writer', {
+            provider: 'openai',
+            model: 'gpt-4o',
+            userPrompt: 'Say something about otters',
+            apiKey: 'sk-test',
+            baseUrl: openai.url,
+          }),
+        ],
+        [edge('start', 'writer')],
+      ),
+    );
+
+    // Act
+    const response = await stream(tenant, id, {}, { 'X-Stream-Response': 'true' });
+    const text = await response.text();
+
+    // Assess
+    expect(
+      text.startsWith(
+        sseFrame({ blockId: 'writer', chunk: 'Otters ' }) +
+          sseFrame({ blockId: 'writer', chunk: 'hold ' }) +
+          sseFrame({ blockId: 'writer', chunk: 'hands.' }),
+      ),
+    ).toBe(true);
+    expect(text.endsWith(doneMarker)).toBe(true);
+    expect(text).toContain('"content":"Otters hold hands."');
+    const entry = await DynamoExecutionLogStore.fromEnv().getLogEntryByExecutionId(
+      response.headers.get('x-execution-id') as string,
+    );
+    expect(entry).toMatchObject({ trigger: 'api', level: 'info', models: ['gpt-4o'] });
+  });
+
+  it('delivers the first chunk before the run has ended', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('stream');
+    openai.setDefault({ chunks: ['first ', 'second'], chunkDelayMs: 300 });
+    const id = await deployedWorkflow(
+      tenant,
+      graphOf(
+        [
+          block('start', 'start', 'Start', { inputFormat: [] }),
+          block('writer', 'agent', 'Writer', {
+            provider: 'openai',
+            model: 'gpt-4o',
+            userPrompt: 'Go',
+            apiKey: 'sk-test',
+            baseUrl: openai.url,
+          }),
+        ],
+        [edge('start', 'writer')],
+      ),
+    );
+
+    // Act
+    const response = await stream(tenant, id, { stream: true });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    while (!received.includes('"chunk":"first "')) received += decoder.decode((await reader.read()).value);
+    const doneYet = received.includes('[DONE]');
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += decoder.decode(value);
+    }
+
+    // Assess
+    expect(doneYet).toBe(false);
+    expect(received.endsWith(doneMarker)).toBe(true);
+  });
+
+  it('refuses an unknown selected output with 400 before streaming', async () => {
+    const tenant = await service.get().newTenant('stream');
+    const id = await deployedWorkflow(tenant);
+    const response = await stream(tenant, id, {
+      name: 'ada',
+      stream: true,
+      selectedOutputs: ['Nobody.result'],
+    });
+    const body = (await response.json()) as { code: string; error: string; details: unknown[] };
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(body).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'selectedOutputs.0' }] });
+    expect(body.error).toContain('Nobody.result');
+  });
+
+  it('answers the usual error body for a workflow that is not deployed', async () => {
+    const tenant = await service.get().newTenant('stream');
+    const id = await deployedWorkflow(tenant);
+    await tenant.call('POST', `/api/workflows/${id}/undeploy`);
+    const response = await stream(tenant, id, { name: 'ada', stream: true });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { code: string }).code).toBe('FORBIDDEN');
+  });
+});
