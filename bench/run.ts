@@ -16,6 +16,7 @@ import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
+import { measureFirstByte } from './stream';
 
 const concurrencies = [1, 16];
 const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -89,6 +90,22 @@ try {
     console.log(row('service', service[i], baseline[i]));
   }
 
+  // Streamed runs of the same workflow: time to the first byte of the event stream.
+  const streamRequests = Number(process.env.BENCH_STREAM_REQUESTS ?? 300);
+  const streamBaseline = await measureFirstByte(baselineServer.target, '/stream', streamRequests);
+  const streamService = await measureFirstByte(
+    serviceServer.target,
+    serviceServer.target.path,
+    streamRequests,
+  );
+  console.log(
+    `\nStreamed execution (stream: true) of the same workflow, time to the first SSE byte, one at a time`,
+  );
+  console.log(
+    `  service p50 ${streamService.p50InMs} ms, p99 ${streamService.p99InMs} ms; baseline p50 ${streamBaseline.p50InMs} ms ` +
+      `(${(streamService.p50InMs / streamBaseline.p50InMs).toFixed(1)}×)`,
+  );
+
   // Async runs of the same workflow; the baseline is the service's own sync throughput at c16.
   const asyncJobs = Number(process.env.BENCH_ASYNC_JOBS ?? 500);
   const asyncResult = await runAsyncLoad(serviceServer.target, asyncJobs, 16);
@@ -114,6 +131,11 @@ try {
     stateMachine,
     stackStart,
     syncExecution: { workflow: 'start → function → response', baseline, service },
+    streamedExecution: {
+      workflow: 'start → function → response',
+      baseline: streamBaseline,
+      service: streamService,
+    },
     asyncExecution: { workflow: 'start → function → response', ...asyncResult, syncBaseline: syncAtC16 },
     bundles,
   };

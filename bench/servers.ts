@@ -4,7 +4,7 @@
  *   tsx bench/servers.ts service <dataDir>   the workflow service with a deployed 3-block workflow
  *   tsx bench/servers.ts baseline            a bare node:http server answering JSON
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startLocalService } from '../local/service';
 import { makeClient } from '../test/support/service';
@@ -30,8 +30,27 @@ async function service(dataDir: string) {
   };
 }
 
+/** The same answer as one done frame and the end marker, as the service streams a short run. */
+function streamBaseline(request: IncomingMessage, response: ServerResponse) {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const input = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const done = {
+      event: 'done',
+      success: true,
+      output: { greeting: `Hello, ${input.name}!` },
+      metadata: { duration: 0 },
+    };
+    response.write(`data: ${JSON.stringify(done)}\n\n`);
+    response.end('data: [DONE]\n\n');
+  });
+}
+
 async function baseline() {
   const server = createServer((request, response) => {
+    if (request.url === '/stream') return streamBaseline(request, response);
     const chunks: Buffer[] = [];
     request.on('data', (chunk) => chunks.push(chunk));
     request.on('end', () => {
