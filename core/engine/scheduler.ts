@@ -752,7 +752,8 @@ export class Scheduler {
     block.output = outcome.output;
     frame.outputs[frame.index.names.get(id)!] = outcome.output;
     // Child workflows' blocks are not the caller's to select, so only the run's own graph reports.
-    if (this.deps.onBlockOutput && frame.state.graph === mainGraph) this.deps.onBlockOutput(id, outcome.output);
+    if (this.deps.onBlockOutput && frame.state.graph === mainGraph)
+      this.deps.onBlockOutput(id, outcome.output);
     if (outcome.usage) {
       this.state.cost = addModelUsage(this.state.cost, outcome.usage);
       span.model = outcome.usage.model;
