@@ -7,6 +7,13 @@ import {
   MAX_ENVIRONMENT_VALUE_BYTES,
 } from '../core/environment/rules';
 import { triggers } from '../core/triggers';
+import {
+  MAX_WEBHOOK_PATH_LENGTH,
+  MAX_WEBHOOK_SECRET_LENGTH,
+  MIN_WEBHOOK_SECRET_LENGTH,
+  WEBHOOK_PATH_PATTERN,
+  webhookPathRule,
+} from '../core/webhooks/rules';
 
 export const id = z.string().min(1).max(128);
 export const workspacePermission = z.enum(['read', 'write', 'admin']);
@@ -255,11 +262,11 @@ export const runWorkflowBody = z.object({
 export const webhookPath = z
   .string()
   .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'Letters, digits, "-" and "_", starting with a letter or digit');
+  .max(MAX_WEBHOOK_PATH_LENGTH)
+  .regex(WEBHOOK_PATH_PATTERN, webhookPathRule);
 export const createWebhookBody = z.object({
   path: webhookPath.optional(),
-  secret: z.string().min(8).max(256).optional(),
+  secret: z.string().min(MIN_WEBHOOK_SECRET_LENGTH).max(MAX_WEBHOOK_SECRET_LENGTH).optional(),
 });
 export const webhook = z
   .object({
@@ -272,7 +279,8 @@ export const webhook = z
   })
   .meta({ id: 'Webhook' });
 export const webhookParams = z.object({ workflowId: id, webhookId: id });
-export const webhookTriggerParams = z.object({ path: webhookPath });
+// Any text: a path no webhook can have is unknown, a 404 like any other (see resolveWebhookCall).
+export const webhookTriggerParams = z.object({ path: z.string().min(1) });
 
 // Schedules
 export const putScheduleBody = z

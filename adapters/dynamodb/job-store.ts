@@ -12,7 +12,7 @@
  * Unix seconds: DynamoDB's TTL removes it in AWS, and reads filter it out everywhere (TTL deletes
  * late, and dynalite has none).
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
 import type { ExecutionRequest } from '../../core/runs/types';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
@@ -24,6 +24,7 @@ import {
   type Item,
   isConditionalCheckFailed,
   type JsonBlobStore,
+  putIfAbsent,
   readPointedBlob,
   requireBlobStore,
   withoutAttributes,
@@ -76,19 +77,12 @@ export class DynamoJobStore extends DynamoTable implements JobStore {
       await blobs.putJsonText(requestBlobKey(job.taskId), json);
       requestData = { requestBlobKey: requestBlobKey(job.taskId) };
     }
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...jobKey(job.taskId), ...job, ...requestData, ttl: job.expiresAt },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return putIfAbsent(this.client, this.tableName, {
+      ...jobKey(job.taskId),
+      ...job,
+      ...requestData,
+      ttl: job.expiresAt,
+    });
   }
 
   async getJob(taskId: string): Promise<Job | undefined> {

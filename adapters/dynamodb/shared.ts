@@ -2,7 +2,12 @@
  * Helpers shared by the DynamoDB adapters: options, the blob-store dependency for large attributes,
  * conditional-write detection, paginated queries and turning stored items back into domain objects.
  */
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { tables } from '../../catalog/resources';
 
 /** Environment variables that name the two tables (from the resource catalogue). */
@@ -69,6 +74,23 @@ export function jsonSizeInBytes(value: unknown): number {
  */
 export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Puts the item only if no item has its key yet: false (nothing written) when one has. */
+export async function putIfAbsent(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Item,
+): Promise<boolean> {
+  try {
+    await client.send(
+      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 }
 
 /** True when a write failed only because its condition expression did not hold. */

@@ -8,7 +8,7 @@
  *
  * The path is unique because the item is put only if absent.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookRecord, WebhookStore } from '../../core/webhooks/types';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import {
@@ -17,6 +17,7 @@ import {
   type Item,
   isConditionalCheckFailed,
   plain,
+  putIfAbsent,
   queryAll,
   withoutAttributes,
 } from './shared';
@@ -32,24 +33,12 @@ export class DynamoWebhookStore extends DynamoTable implements WebhookStore {
   }
 
   async createWebhook(record: WebhookRecord): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...plain(record),
-            ...webhookKey(record.path),
-            gsi1pk: `HOOKS#${record.workflowId}`,
-            gsi1sk: `${record.createdAt}#${record.id}`,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return putIfAbsent(this.client, this.tableName, {
+      ...plain(record),
+      ...webhookKey(record.path),
+      gsi1pk: `HOOKS#${record.workflowId}`,
+      gsi1sk: `${record.createdAt}#${record.id}`,
+    });
   }
 
   async getWebhookByPath(path: string): Promise<WebhookRecord | undefined> {

@@ -11,6 +11,7 @@ import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
 import { loadWorkflow } from '../workflows/service';
 import type { WorkflowStore } from '../workflows/types';
+import { isWebhookPath } from './rules';
 import { checkWebhookCall } from './signature';
 import type { WebhookRecord, WebhookStore, WebhookView } from './types';
 
@@ -58,10 +59,24 @@ export async function createWebhook(
       : { secretCiphertext: await deps.cipher.encrypt(input.secret, workflow.workspaceId) }),
     createdAt: deps.now().toISOString(),
   };
-  if (!(await deps.webhooks.createWebhook(record))) {
-    throw new ConflictError(`Webhook path "${record.path}" is taken: choose another`);
-  }
+  if (!(await deps.webhooks.createWebhook(record))) await reclaimPath(deps, record);
   return viewOf(record, baseUrl);
+}
+
+/**
+ * A path stays taken while its webhook's workflow exists. One whose workflow was deleted (and the
+ * cleanup of its webhooks did not happen) is free: the new webhook replaces that one only, so two
+ * creators racing for it cannot both win.
+ */
+async function reclaimPath(deps: WebhookDeps, record: WebhookRecord): Promise<void> {
+  const taken = `Webhook path "${record.path}" is taken: choose another`;
+  const holder = await deps.webhooks.getWebhookByPath(record.path);
+  if (holder && (await deps.workflows.getWorkflow(holder.workflowId))) throw new ConflictError(taken);
+  const stored = await deps.webhooks.createWebhook(
+    record,
+    holder ? { replacingId: holder.id } : undefined,
+  );
+  if (!stored) throw new ConflictError(taken);
 }
 
 export async function listWebhooks(
@@ -86,6 +101,16 @@ export async function deleteWebhook(
   return { id: webhookId, deleted: true };
 }
 
+/** Removes every webhook of a workflow, so that its paths are free again once it is deleted. */
+export async function deleteWorkflowWebhooks(
+  deps: Pick<WebhookDeps, 'webhooks'>,
+  workflowId: string,
+): Promise<void> {
+  for (const webhook of await deps.webhooks.listWebhooks(workflowId)) {
+    await deps.webhooks.deleteWebhook(workflowId, webhook.id);
+  }
+}
+
 export interface WebhookCall {
   signatureHeader?: string;
   authorizationHeader?: string;
@@ -103,6 +128,7 @@ export async function resolveWebhookCall(
   call: WebhookCall,
 ): Promise<{ principal: Principal; workflowId: string; webhookId: string }> {
   const notFound = `No webhook at path ${path}`;
+  if (!isWebhookPath(path)) throw new NotFoundError(notFound);
   const webhook = await deps.webhooks.getWebhookByPath(path);
   if (!webhook) throw new NotFoundError(notFound);
   if (webhook.secretCiphertext !== undefined) {

@@ -28,9 +28,13 @@ export interface WebhookView {
 
 /** Port. */
 export interface WebhookStore {
-  /** Stores a new webhook; false (nothing written) when its path is taken already. */
-  createWebhook(record: WebhookRecord): Promise<boolean>;
+  /**
+   * Stores a new webhook; false (nothing written) when its path is taken already. With
+   * `replacingId`, the path may be taken by that webhook (and only that one), which is overwritten.
+   */
+  createWebhook(record: WebhookRecord, options?: { replacingId?: string }): Promise<boolean>;
   getWebhookByPath(path: string): Promise<WebhookRecord | undefined>;
+  /** Oldest first. */
   listWebhooks(workflowId: string): Promise<WebhookRecord[]>;
   /** Removes the webhook; the removed record, or undefined when the workflow has no such webhook. */
   deleteWebhook(workflowId: string, webhookId: string): Promise<WebhookRecord | undefined>;

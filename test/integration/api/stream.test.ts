@@ -24,6 +24,23 @@ function stream(tenant: Tenant, workflowId: string, body: unknown, headers: Reco
   });
 }
 
+/** start → agent "writer" on the test OpenAI server. */
+function agentGraph(userPrompt: string) {
+  return graphOf(
+    [
+      block('start', 'start', 'Start', { inputFormat: [] }),
+      block('writer', 'agent', 'Writer', {
+        provider: 'openai',
+        model: 'gpt-4o',
+        userPrompt,
+        apiKey: 'sk-test',
+        baseUrl: openai.url,
+      }),
+    ],
+    [edge('start', 'writer')],
+  );
+}
+
 /** The duration of the done frame, which the expected text must repeat. */
 function durationIn(text: string): number {
   return Number(/"duration":(\d+)/.exec(text)?.[1]);
@@ -104,22 +121,7 @@ describe('streamed execution', () => {
     // Prepare
     const tenant = await service.get().newTenant('stream');
     openai.setDefault({ chunks: ['Otters ', 'hold ', 'hands.'], chunkDelayMs: 20 });
-    const id = await deployedWorkflow(
-      tenant,
-      graphOf(
-        [
-          block('start', 'start', 'Start', { inputFormat: [] }),
-          block('writer', 'agent', 'Writer', {
-            provider: 'openai',
-            model: 'gpt-4o',
-            userPrompt: 'Say something about otters',
-            apiKey: 'sk-test',
-            baseUrl: openai.url,
-          }),
-        ],
-        [edge('start', 'writer')],
-      ),
-    );
+    const id = await deployedWorkflow(tenant, agentGraph('Say something about otters'));
 
     // Act
     const response = await stream(tenant, id, {}, { 'X-Stream-Response': 'true' });
@@ -145,22 +147,7 @@ describe('streamed execution', () => {
     // Prepare
     const tenant = await service.get().newTenant('stream');
     openai.setDefault({ chunks: ['first ', 'second'], chunkDelayMs: 300 });
-    const id = await deployedWorkflow(
-      tenant,
-      graphOf(
-        [
-          block('start', 'start', 'Start', { inputFormat: [] }),
-          block('writer', 'agent', 'Writer', {
-            provider: 'openai',
-            model: 'gpt-4o',
-            userPrompt: 'Go',
-            apiKey: 'sk-test',
-            baseUrl: openai.url,
-          }),
-        ],
-        [edge('start', 'writer')],
-      ),
-    );
+    const id = await deployedWorkflow(tenant, agentGraph('Go'));
 
     // Act
     const response = await stream(tenant, id, { stream: true });
