@@ -9,7 +9,6 @@ import { logger } from '../http/logger';
 import { streamingHttpRoute } from '../http/streaming-route';
 import { executionStarter, prepareDeps } from '../wiring/execution';
 import { enqueueDeps } from '../wiring/jobs';
-import { streamDeps } from '../wiring/stream';
 
 export const handler = streamingHttpRoute(
   'executeWorkflow',
@@ -23,6 +22,9 @@ export const handler = streamingHttpRoute(
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     if (mode === 'async') return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
     if (streamed) {
+      // Loaded on the first streamed run only: the engine's sandbox and model SDKs are then not
+      // initialised on the cold start of a sync or async request.
+      const { streamDeps } = await import('../wiring/stream');
       const deps = streamDeps();
       const prepared = await prepareStream(deps, request, selectedOutputs);
       sink.start(200, {
