@@ -6,9 +6,10 @@
  * |---------|-------------------|--------|---------------------|------------------------|
  * | webhook | `WEBHOOK#<path>`  | `HOOK` | `HOOKS#<workflowId>`| `<createdAt>#<id>`     |
  *
- * The path is unique because the item is put only if absent.
+ * The path is unique because the item is put only if absent (or, when a path is reclaimed, only
+ * over the one webhook it replaces).
  */
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookRecord, WebhookStore } from '../../core/webhooks/types';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import {
@@ -32,13 +33,28 @@ export class DynamoWebhookStore extends DynamoTable implements WebhookStore {
     });
   }
 
-  async createWebhook(record: WebhookRecord): Promise<boolean> {
-    return putIfAbsent(this.client, this.tableName, {
+  async createWebhook(record: WebhookRecord, options: { replacingId?: string } = {}): Promise<boolean> {
+    const item = {
       ...plain(record),
       ...webhookKey(record.path),
       gsi1pk: `HOOKS#${record.workflowId}`,
       gsi1sk: `${record.createdAt}#${record.id}`,
-    });
+    };
+    if (options.replacingId === undefined) return putIfAbsent(this.client, this.tableName, item);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk) OR id = :replacing',
+          ExpressionAttributeValues: { ':replacing': options.replacingId },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   async getWebhookByPath(path: string): Promise<WebhookRecord | undefined> {

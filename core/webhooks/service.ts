@@ -72,10 +72,7 @@ async function reclaimPath(deps: WebhookDeps, record: WebhookRecord): Promise<vo
   const taken = `Webhook path "${record.path}" is taken: choose another`;
   const holder = await deps.webhooks.getWebhookByPath(record.path);
   if (holder && (await deps.workflows.getWorkflow(holder.workflowId))) throw new ConflictError(taken);
-  const stored = await deps.webhooks.createWebhook(
-    record,
-    holder ? { replacingId: holder.id } : undefined,
-  );
+  const stored = await deps.webhooks.createWebhook(record, holder ? { replacingId: holder.id } : undefined);
   if (!stored) throw new ConflictError(taken);
 }
 

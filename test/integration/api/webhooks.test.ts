@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
 import { signatureOf } from '../../../core/webhooks/signature';
-import { deployedWorkflow, finishedJob, request, type Tenant, useLocalService } from '../../support/service';
+import {
+  deployedWorkflow,
+  finishedJob,
+  request,
+  type Tenant,
+  threeBlockGraph,
+  useLocalService,
+} from '../../support/service';
 
 const service = useLocalService();
 
@@ -19,6 +26,21 @@ function call(path: string, rawBody: string, headers: Record<string, string> = {
     headers: { 'content-type': 'application/json', ...headers },
     rawBody,
   });
+}
+
+/** A second user added to `owner`'s workspace with the given permissions. */
+async function memberOf(owner: Tenant, permissions: 'read' | 'write'): Promise<Tenant> {
+  const member = await service.get().newTenant(`${permissions}-member`);
+  await setPermissions(owner, member, permissions);
+  return { ...member, workspaceId: owner.workspaceId };
+}
+
+async function setPermissions(owner: Tenant, member: Tenant, permissions: 'read' | 'write') {
+  const answer = await service.get().admin('POST', `/api/v1/admin/workspaces/${owner.workspaceId}/members`, {
+    userId: member.userId,
+    permissions,
+  });
+  if (answer.status !== 200) throw new Error(`Member not set: ${JSON.stringify(answer.body)}`);
 }
 
 describe('webhook management', () => {
@@ -80,6 +102,58 @@ describe('webhook management', () => {
     expect(deleted.status).toBe(200);
     expect(again.status).toBe(404);
     expect(fired.status).toBe(404);
+  });
+
+  it("answers 404 for a webhook id of the tenant's other workflow, and leaves that webhook working", async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('hooks');
+    const first = await deployedWorkflow(tenant);
+    const second = await deployedWorkflow(tenant);
+    const hook = await webhookOf(tenant, first);
+
+    // Act
+    const deleted = await tenant.call('DELETE', `/api/workflows/${second}/webhooks/${hook.id}`);
+    const fired = await call(hook.path, '{"name":"ada"}');
+
+    // Assess
+    expect(deleted.status).toBe(404);
+    expect(fired.status).toBe(202);
+  });
+
+  it('lets a new webhook take the path of one whose workflow was deleted', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('hooks');
+    const gone = await deployedWorkflow(tenant);
+    const kept = await deployedWorkflow(tenant);
+    const path = uniquePath('reused');
+    await webhookOf(tenant, gone, { path });
+    await tenant.call('DELETE', `/api/workflows/${gone}`);
+
+    // Act
+    const created = await tenant.call('POST', `/api/workflows/${kept}/webhooks`, { path });
+    const fired = await call(path, '{"name":"ada"}');
+
+    // Assess
+    expect(created.status).toBe(201);
+    expect(created.body.data.workflowId).toBe(kept);
+    expect(fired.status).toBe(202);
+  });
+
+  it('needs write to create and delete, and read to list', async () => {
+    // Prepare
+    const owner = await service.get().newTenant('owner');
+    const reader = await memberOf(owner, 'read');
+    const id = await deployedWorkflow(owner);
+    const hook = await webhookOf(owner, id);
+
+    // Act
+    const created = await reader.call('POST', `/api/workflows/${id}/webhooks`, {});
+    const deleted = await reader.call('DELETE', `/api/workflows/${id}/webhooks/${hook.id}`);
+    const listed = await reader.call('GET', `/api/workflows/${id}/webhooks`);
+
+    // Assess
+    expect([created.status, deleted.status, listed.status]).toEqual([403, 403, 200]);
+    expect(listed.body.data).toEqual([hook]);
   });
 
   it("answers 404 for another tenant's workflow webhooks", async () => {
@@ -180,6 +254,84 @@ describe('webhook calls', () => {
     await tenant.call('POST', `/api/workflows/${id}/undeploy`);
     expect((await call(uniquePath('unknown'), '{}')).status).toBe(404);
     expect((await call(hook.path, '{"name":"ada"}')).status).toBe(403);
+  });
+
+  it('start a workflow without required inputs from an empty body', async () => {
+    const tenant = await service.get().newTenant('calls');
+    const id = await deployedWorkflow(tenant, threeBlockGraph({ inputFormat: [], code: 'return "hi";' }));
+    const hook = await webhookOf(tenant, id);
+    const answer = await call(hook.path, '');
+    expect(answer.status).toBe(202);
+    expect((await finishedJob(tenant, answer.body.taskId)).body).toMatchObject({
+      status: 'completed',
+      output: { shouted: 'hi' },
+    });
+  });
+
+  it('check the input types like execute: a mistyped field is a 400 naming it', async () => {
+    const tenant = await service.get().newTenant('calls');
+    const id = await deployedWorkflow(
+      tenant,
+      threeBlockGraph({ inputFormat: [{ name: 'age', type: 'number', required: true }], code: 'return 1;' }),
+    );
+    const hook = await webhookOf(tenant, id);
+    const answer = await call(hook.path, '{"age":"old"}');
+    expect(answer.status).toBe(400);
+    expect(answer.body.code).toBe('VALIDATION_ERROR');
+    expect(answer.body.error).toContain('age');
+  });
+
+  it('refuse a body that is JSON but not an object with 400', async () => {
+    const tenant = await service.get().newTenant('calls');
+    const id = await deployedWorkflow(tenant);
+    const hook = await webhookOf(tenant, id);
+    const answer = await call(hook.path, '["ada"]');
+    expect(answer.status).toBe(400);
+    expect(answer.body.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('check the signature over the bytes sent, whatever the gateway encoding, before the media type', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('calls');
+    const id = await deployedWorkflow(tenant);
+    const hook = await webhookOf(tenant, id, { secret: 'whsec_binary-secret' });
+    const body = '{"name":"ada"}';
+    const t = Date.now();
+
+    // Act
+    // The local server, like API Gateway, hands a body of a non-text media type on base64-encoded.
+    const answer = await call(hook.path, body, {
+      'content-type': 'application/octet-stream',
+      'svc-signature': `t=${t},v1=${signatureOf('whsec_binary-secret', t, body)}`,
+    });
+
+    // Assess
+    expect(answer.status).toBe(415);
+  });
+
+  it('answer 404 for a path no webhook could have', async () => {
+    expect((await call('not.a.path', '{}')).status).toBe(404);
+    expect((await call('x'.repeat(200), '{}')).status).toBe(404);
+  });
+
+  it('fail as execute does once the creator has lost write: 403 for a reader, 404 for a stranger', async () => {
+    // Prepare
+    const owner = await service.get().newTenant('owner');
+    const writer = await memberOf(owner, 'write');
+    const id = await deployedWorkflow(owner);
+    const hook = await webhookOf(writer, id);
+
+    // Act
+    await setPermissions(owner, writer, 'read');
+    const asReader = await call(hook.path, '{"name":"ada"}');
+    await service
+      .get()
+      .admin('DELETE', `/api/v1/admin/workspaces/${owner.workspaceId}/members?userId=${writer.userId}`);
+    const asStranger = await call(hook.path, '{"name":"ada"}');
+
+    // Assess
+    expect(asReader.status).toBe(403);
+    expect(asStranger.status).toBe(404);
   });
 
   it('answer 404 once the workflow is deleted', async () => {
