@@ -3,11 +3,12 @@
  * (`stream: true` or `X-Stream-Response: true`: server-sent events from the engine run here).
  */
 import { enqueueRun } from '../../core/jobs/service';
+import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/service';
 import { prepareStream, streamRun } from '../../core/runs/stream';
 import { logger } from '../http/logger';
 import { streamingHttpRoute } from '../http/streaming-route';
-import { executionStarter, prepareDeps } from '../wiring/execution';
+import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/execution';
 import { enqueueDeps } from '../wiring/jobs';
 
 export const handler = streamingHttpRoute(
@@ -38,7 +39,11 @@ export const handler = streamingHttpRoute(
       sink.end();
       return undefined;
     }
-    const answer = await executionStarter().startSync(request);
+    const answer = await withinSyncDeadline(
+      executionStarter().startSync(request),
+      request.startedAt,
+      syncBudgetInMs(),
+    );
     logger.info('Run finished', { success: answer.body.success, durationMs: answer.body.metadata.duration });
     return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
   },

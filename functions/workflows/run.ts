@@ -1,8 +1,9 @@
+import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/service';
 import { logger } from '../http/logger';
 import type { JsonResponse } from '../http/responses';
 import { httpRoute } from '../http/route';
-import { executionStarter, prepareDeps } from '../wiring/execution';
+import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/execution';
 
 /** A run by hand: answered like a sync execute, logged with trigger `manual`. */
 export const handler = httpRoute(
@@ -14,7 +15,11 @@ export const handler = httpRoute(
       draft: body.draft === true,
     });
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
-    const answer = await executionStarter().startSync(request);
+    const answer = await withinSyncDeadline(
+      executionStarter().startSync(request),
+      request.startedAt,
+      syncBudgetInMs(),
+    );
     return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
   },
 );

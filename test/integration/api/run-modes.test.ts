@@ -42,6 +42,20 @@ describe('a sync run over the sync budget', () => {
     expect(entry?.executionData.traceSpans.map((span) => span.blockId)).toContain('w0');
   });
 
+  it('answers 408 at the deadline even while a long block is still running', async () => {
+    // Prepare: one block that outlasts the 3 s budget; the budget is only checked between blocks
+    const tenant = await service.get().newTenant('slow');
+    const code = 'const end = Date.now() + 5000; while (Date.now() < end) {} return <start.name>;';
+    const id = await deployedWorkflow(tenant, threeBlockGraph({ code }));
+
+    // Act
+    const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
+
+    // Assess: the deadline's answer (a run that had ended would carry success and metadata)
+    expect(answer.status).toBe(408);
+    expect(answer.body).toEqual({ error: expect.stringContaining('within the 3 s'), code: 'TIMEOUT' });
+  });
+
   it('refuses before running a graph whose wait block alone is longer than the budget', async () => {
     // Prepare
     const tenant = await service.get().newTenant('slow');
