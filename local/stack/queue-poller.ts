@@ -31,10 +31,10 @@ export interface QueuePoller {
 }
 
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
-  const abort = new AbortController();
+  let stopping = false;
   const onError = options.onError ?? ((error) => console.error(`Queue poller ${options.queueUrl}`, error));
   const loop = async () => {
-    while (!abort.signal.aborted) {
+    while (!stopping) {
       let messages: Message[];
       try {
         const received = await options.client.send(
@@ -45,11 +45,10 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
-          { abortSignal: abort.signal },
         );
         messages = received.Messages ?? [];
       } catch (error) {
-        if (abort.signal.aborted) return;
+        if (stopping) return;
         onError(error);
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         continue;
@@ -59,8 +58,13 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   };
   const loops = Array.from({ length: options.concurrency ?? 2 }, loop);
   return {
+    /**
+     * A receive in progress is not aborted: the queue may already have handed it messages, which
+     * an abandoned request would leave invisible until their visibility timeout. The long poll is
+     * short, so the last receive ends within a second and its batch is handled and deleted.
+     */
     async stop() {
-      abort.abort();
+      stopping = true;
       await Promise.all(loops);
     },
   };
