@@ -25,7 +25,7 @@ import {
   refusalMessage,
 } from '../../core/net/address-policy';
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../../core/net/errors';
-import type { HttpClient, HttpRequest, HttpResponse } from '../../core/engine/types';
+import type { HttpClient, HttpRequest, HttpResponse, OpenHttpResponse } from '../../core/engine/types';
 
 export { OutboundRequestFailedError, OutboundRequestRefusedError } from '../../core/net/errors';
 
@@ -193,6 +193,57 @@ class Deadline {
   }
 }
 
+/** A hop answered at its headers: a redirect's location, or the response whose body is still to read. */
+interface Answered {
+  status: number;
+  headers: Record<string, string>;
+  location?: string;
+  incoming?: IncomingMessage;
+}
+
+function tooLarge(maxResponseBytes: number): OutboundRequestFailedError {
+  return new OutboundRequestFailedError(`Response larger than ${maxResponseBytes} bytes`);
+}
+
+/**
+ * A response body as it arrives, held to the request's deadline and size cap. Ending, failing or
+ * being left early (`return`) releases the connection and the deadline.
+ */
+async function* bodyOf(
+  incoming: IncomingMessage | undefined,
+  deadline: Deadline,
+  maxResponseBytes: number,
+  host: string,
+): AsyncGenerator<Uint8Array> {
+  if (!incoming) return deadline.clear();
+  const chunks = incoming[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let received = 0;
+  try {
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await deadline.race(chunks.next());
+      } catch (error) {
+        if (error instanceof OutboundRequestFailedError) throw error;
+        // A connection closed before the body was whole reads as "aborted" (ECONNRESET) here.
+        const failure = incoming.complete ? describeFailure(error) : 'connection closed';
+        throw new OutboundRequestFailedError(`Request to ${host} failed: ${failure}`, { cause: error });
+      }
+      if (next.done) {
+        if (!incoming.complete)
+          throw new OutboundRequestFailedError(`Request to ${host} failed: connection closed`);
+        return;
+      }
+      received += next.value.length;
+      if (received > maxResponseBytes) throw tooLarge(maxResponseBytes);
+      yield new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.length);
+    }
+  } finally {
+    incoming.destroy();
+    deadline.clear();
+  }
+}
+
 export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}): HttpClient {
   const policy: AddressPolicyOptions = { allowLoopback: options.allowLoopback === true };
   const resolve = options.resolve ?? systemResolve;
@@ -224,14 +275,17 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
     return resolved;
   }
 
-  /** Sends one hop to the checked addresses and reads the whole response (none for a redirect). */
+  /**
+   * Sends one hop to the checked addresses and answers once its headers arrive: a redirect with its
+   * location (its body dropped), anything else with its body still to read.
+   */
   function send(
     hop: Hop,
     addresses: ResolvedAddress[],
     deadline: Deadline,
     maxResponseBytes: number,
     isRedirect: (status: number, headers: IncomingMessage['headers']) => boolean,
-  ): Promise<HttpResponse & { location?: string }> {
+  ): Promise<Answered> {
     const { url, host } = hop;
     const hostname = host.hostname.replace(/^\[|\]$/g, '');
     const https = url.protocol === 'https:';
@@ -275,7 +329,7 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
         request?.destroy();
         rejectPromise(error);
       };
-      const done = (value: HttpResponse & { location?: string }) => {
+      const done = (value: Answered) => {
         if (settled) return;
         settled = true;
         deadline.signal.removeEventListener('abort', onDeadline);
@@ -313,106 +367,100 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
         const responseHeaders = cleanResponseHeaders(incoming.headers);
         if (isRedirect(status, incoming.headers)) {
           incoming.destroy();
-          done({
-            status,
-            headers: responseHeaders,
-            body: new Uint8Array(0),
-            location: incoming.headers.location,
-          });
+          done({ status, headers: responseHeaders, location: incoming.headers.location });
           return;
         }
-        const tooLarge = () =>
-          new OutboundRequestFailedError(`Response larger than ${maxResponseBytes} bytes`);
         const declared = Number(incoming.headers['content-length']);
         if (Number.isFinite(declared) && declared > maxResponseBytes) {
-          fail(tooLarge());
+          fail(tooLarge(maxResponseBytes));
           return;
         }
-        const chunks: Buffer[] = [];
-        let received = 0;
-        incoming.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > maxResponseBytes) {
-            fail(tooLarge());
-            return;
-          }
-          chunks.push(chunk);
-        });
-        incoming.on('end', () => {
-          const body = Buffer.concat(chunks);
-          done({
-            status,
-            headers: responseHeaders,
-            body: new Uint8Array(body.buffer, body.byteOffset, body.length),
-          });
-        });
-        incoming.on('error', (error) =>
-          fail(
-            new OutboundRequestFailedError(`Request to ${host.hostname} failed: ${describeFailure(error)}`, {
-              cause: error,
-            }),
-          ),
-        );
-        incoming.on('close', () => {
-          if (!incoming.complete)
-            fail(new OutboundRequestFailedError(`Request to ${host.hostname} failed: connection closed`));
-        });
+        // Until the body is read, an error would have no listener and end the process.
+        incoming.on('error', () => undefined);
+        done({ status, headers: responseHeaders, incoming });
       });
       request.end(hop.body ? Buffer.from(hop.body) : undefined);
     });
   }
 
+  /**
+   * Follows the request to its last hop and answers at that hop's headers, with the body still to
+   * read: reading it to its end, failing or stopping early clears the deadline; a body never read is
+   * dropped when the deadline passes.
+   */
+  async function answer(input: HttpRequest): Promise<OpenHttpResponse> {
+    const timeoutInMs =
+      positive(input.timeoutInMs) ?? positive(options.defaultTimeoutInMs) ?? defaultTimeoutInMs;
+    const maxResponseBytes =
+      positive(input.maxResponseBytes) ??
+      positive(options.defaultMaxResponseBytes) ??
+      defaultMaxResponseBytes;
+
+    const first = checkUrl(input.url, policy);
+    if (!first.allowed) throw new OutboundRequestRefusedError(first.message);
+    let currentHost = first.host.hostname;
+    const deadline = new Deadline(
+      timeoutInMs,
+      (cancelled) =>
+        new OutboundRequestFailedError(
+          cancelled
+            ? `Request to ${currentHost} was cancelled`
+            : `Request to ${currentHost} timed out after ${timeoutInMs} ms`,
+        ),
+      input.signal,
+    );
+    const body = typeof input.body === 'string' ? new TextEncoder().encode(input.body) : input.body;
+    let hop: Hop = {
+      url: first.url,
+      host: first.host,
+      method: input.method.toUpperCase(),
+      headers: cleanRequestHeaders(input.headers),
+      body: body && body.byteLength > 0 ? body : undefined,
+    };
+    const follows = (status: number, headers: IncomingMessage['headers']) =>
+      maxRedirects > 0 && redirectStatuses.has(status) && typeof headers.location === 'string';
+
+    try {
+      if (deadline.signal.aborted) await deadline.expired;
+      for (let redirects = 0; ; redirects += 1) {
+        currentHost = hop.host.hostname;
+        const addresses = await addressesOf(hop, deadline);
+        const response = await send(hop, addresses, deadline, maxResponseBytes, follows);
+        if (response.location === undefined) {
+          const { incoming } = response;
+          deadline.signal.addEventListener('abort', () => incoming?.destroy(), { once: true });
+          return {
+            status: response.status,
+            headers: response.headers,
+            body: bodyOf(incoming, deadline, maxResponseBytes, currentHost),
+          };
+        }
+        if (redirects >= maxRedirects) {
+          throw new OutboundRequestFailedError(
+            `Too many redirects from ${first.host.hostname} (at most ${maxRedirects} followed)`,
+          );
+        }
+        hop = redirected(hop, response.status, response.location);
+      }
+    } catch (error) {
+      deadline.clear();
+      throw error;
+    }
+  }
+
   return {
     async request(input: HttpRequest): Promise<HttpResponse> {
-      const timeoutInMs =
-        positive(input.timeoutInMs) ?? positive(options.defaultTimeoutInMs) ?? defaultTimeoutInMs;
-      const maxResponseBytes =
-        positive(input.maxResponseBytes) ??
-        positive(options.defaultMaxResponseBytes) ??
-        defaultMaxResponseBytes;
-
-      const first = checkUrl(input.url, policy);
-      if (!first.allowed) throw new OutboundRequestRefusedError(first.message);
-      let currentHost = first.host.hostname;
-      const deadline = new Deadline(
-        timeoutInMs,
-        (cancelled) =>
-          new OutboundRequestFailedError(
-            cancelled
-              ? `Request to ${currentHost} was cancelled`
-              : `Request to ${currentHost} timed out after ${timeoutInMs} ms`,
-          ),
-        input.signal,
-      );
-      const body = typeof input.body === 'string' ? new TextEncoder().encode(input.body) : input.body;
-      let hop: Hop = {
-        url: first.url,
-        host: first.host,
-        method: input.method.toUpperCase(),
-        headers: cleanRequestHeaders(input.headers),
-        body: body && body.byteLength > 0 ? body : undefined,
+      const response = await answer(input);
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body) chunks.push(chunk);
+      const whole = Buffer.concat(chunks);
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: new Uint8Array(whole.buffer, whole.byteOffset, whole.length),
       };
-      const follows = (status: number, headers: IncomingMessage['headers']) =>
-        maxRedirects > 0 && redirectStatuses.has(status) && typeof headers.location === 'string';
-
-      try {
-        if (deadline.signal.aborted) await deadline.expired;
-        for (let redirects = 0; ; redirects += 1) {
-          currentHost = hop.host.hostname;
-          const addresses = await addressesOf(hop, deadline);
-          const response = await send(hop, addresses, deadline, maxResponseBytes, follows);
-          if (response.location === undefined) return response;
-          if (redirects >= maxRedirects) {
-            throw new OutboundRequestFailedError(
-              `Too many redirects from ${first.host.hostname} (at most ${maxRedirects} followed)`,
-            );
-          }
-          hop = redirected(hop, response.status, response.location);
-        }
-      } finally {
-        deadline.clear();
-      }
     },
+    open: answer,
   };
 
   /** The next hop after a redirect, its target checked like the first URL. */

@@ -249,6 +249,18 @@ export interface HttpResponse {
  */
 export interface HttpClient {
   request(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * The same request, answered once the headers arrive, the body read as it comes (a model's
+   * event stream); the time-out and size cap hold for the whole body. A client without it is read whole.
+   */
+  open?(request: HttpRequest): Promise<OpenHttpResponse>;
+}
+
+export interface OpenHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Read it to its end or stop early (`return`); either releases the connection. */
+  body: AsyncIterable<Uint8Array>;
 }
 
 /** Port: child workflows run by a `workflow` block, from the same workspace. */

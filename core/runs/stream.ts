@@ -15,7 +15,7 @@ import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
 import { redactSecrets } from '../environment/redact';
 import { ValidationError } from '../errors';
 import { environmentFor, type FinalizeDeps, finalizeRun, graphOf, type StepDeps } from './service';
-import type { ExecutionRequest } from './types';
+import type { ExecutionRequest, ExecutionState } from './types';
 
 export const doneMarker = 'data: [DONE]\n\n';
 
@@ -93,20 +93,32 @@ export async function prepareStream(
   return { request, graph, selected: resolveSelectedOutputs(graph, selectedOutputs) };
 }
 
-/** Runs the workflow, writing each frame as it happens; never throws once it has begun. */
+/** How a streamed run ended, for the caller's own log: the frames have said it to the client. */
+export interface StreamOutcome {
+  success: boolean;
+  durationInMs: number;
+  /** What broke the run or its log entry (not a block failing, which is the run's own result). */
+  fault?: unknown;
+}
+
+/**
+ * Runs the workflow, writing each frame as it happens; never throws once it has begun, as the
+ * client can only be told through frames by then.
+ */
 export async function streamRun(
   deps: StreamDeps,
   prepared: PreparedStream,
   write: (frame: string) => void,
-): Promise<void> {
+): Promise<StreamOutcome> {
   const { request, graph, selected } = prepared;
-  let success = false;
-  let output: unknown;
-  let durationInMs = 0;
+  let secrets: string[] = [];
+  const send = (frame: unknown) => write(sseFrame(redactSecrets(frame, secrets)));
+  let ended: ExecutionState;
+  let crash: unknown;
+  let fault: unknown;
   try {
     const environment = await environmentFor(deps.step, graph, request.workspaceId);
-    const secrets = Object.values(environment);
-    const send = (frame: unknown) => write(sseFrame(redactSecrets(frame, secrets)));
+    secrets = Object.values(environment);
     const engine: EngineDeps = {
       ...deps.step.engine,
       onChunk: (blockId, chunk) => send({ blockId, chunk }),
@@ -121,16 +133,41 @@ export async function streamRun(
       await runToCompletion({ ...runContextOf(request, graph), environment }, engine),
       secrets,
     ) as RunResult;
-    const answer = await finalizeRun(deps.finalize, { ...request, step: { status: 'done', result } });
+    ended = { ...request, step: { status: 'done', result } };
+  } catch (error) {
+    // A crash is logged as the state machine's Catch logs a crashed step: as a failed run.
+    crash = error;
+    ended = { ...request, failure: failureOf(error, secrets) };
+  }
+  let success = false;
+  let output: unknown;
+  let durationInMs = 0;
+  try {
+    const answer = await finalizeRun(deps.finalize, ended);
     success = answer.body.success;
     output = answer.body.output;
     durationInMs = answer.body.metadata.duration;
-    if (!success) send({ event: 'error', error: answer.body.error ?? 'The run failed' });
+    if (!success)
+      send({
+        event: 'error',
+        error: crash ? errorMessageOf(crash) : (answer.body.error ?? 'The run failed'),
+      });
   } catch (error) {
-    write(sseFrame({ event: 'error', error: errorMessageOf(error) }));
+    fault = error;
+    send({ event: 'error', error: 'The run failed' });
   }
-  write(sseFrame({ event: 'done', success, output: output ?? {}, metadata: { duration: durationInMs } }));
+  send({ event: 'done', success, output: output ?? {}, metadata: { duration: durationInMs } });
   write(doneMarker);
+  return { success, durationInMs, ...((fault ?? crash) === undefined ? {} : { fault: fault ?? crash }) };
+}
+
+/** In the shape the Step task's Catch hands Finalize (`Cause` as Lambda writes it). */
+function failureOf(error: unknown, secrets: string[]): ExecutionState['failure'] {
+  const errorMessage = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+  return {
+    Error: error instanceof Error ? error.name : 'Error',
+    Cause: JSON.stringify({ errorMessage }),
+  };
 }
 
 function runContextOf(request: ExecutionRequest, graph: WorkflowGraph) {

@@ -57,9 +57,23 @@ export function streamingHttpRoute<Id extends RouteId>(
   const route = findRoute(id);
   const stream = async (event: APIGatewayProxyEvent, sink: ResponseSink): Promise<void> => {
     let response: JsonResponse | undefined;
+    let started = false;
+    const tracked: ResponseSink = {
+      start(statusCode, headers) {
+        started = true;
+        sink.start(statusCode, headers);
+      },
+      write: (text) => sink.write(text),
+      end: () => sink.end(),
+    };
     try {
-      response = await fn(await routeInputOf<RouteById<Id>>(route, event), sink);
+      response = await fn(await routeInputOf<RouteById<Id>>(route, event), tracked);
     } catch (error) {
+      // Status and headers are gone already: a second prelude would corrupt the stream, so it ends.
+      if (started) {
+        logger.error('Streamed answer broke after it began', { error: error as Error });
+        return sink.end();
+      }
       response = errorResponse(error);
     }
     if (!response) return;

@@ -35,8 +35,10 @@ export const handler = streamingHttpRoute(
         // The frames carry no execution id; this names the run's log entry.
         'x-execution-id': request.executionId,
       });
-      await streamRun(deps, prepared, (frame) => sink.write(frame));
+      const outcome = await streamRun(deps, prepared, (frame) => sink.write(frame));
       sink.end();
+      logger.info('Run finished', { success: outcome.success, durationMs: outcome.durationInMs });
+      if (outcome.fault) logger.error('Streamed run broke', { error: outcome.fault as Error });
       return undefined;
     }
     const answer = await withinSyncDeadline(

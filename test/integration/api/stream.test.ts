@@ -104,17 +104,20 @@ describe('streamed execution', () => {
     const text = await response.text();
 
     // Assess
-    const frames = text.split('\n\n').filter(Boolean);
     expect(response.status).toBe(200);
-    expect(frames).toHaveLength(3);
-    expect(JSON.parse(frames[0].slice('data: '.length))).toEqual({
-      event: 'error',
-      error: expect.stringContaining('no luck'),
-    });
-    expect(frames[1]).toBe(
-      `data: {"event":"done","success":false,"output":{},"metadata":{"duration":${durationIn(text)}}}`,
+    expect(text).toBe(
+      'data: {"event":"error","error":"Shout: Error: no luck"}\n\n' +
+        `data: {"event":"done","success":false,"output":{},"metadata":{"duration":${durationIn(text)}}}\n\n` +
+        'data: [DONE]\n\n',
     );
-    expect(frames[2]).toBe('data: [DONE]');
+    const entry = await DynamoExecutionLogStore.fromEnv().getLogEntryByExecutionId(
+      response.headers.get('x-execution-id') as string,
+    );
+    expect(entry).toMatchObject({
+      trigger: 'api',
+      level: 'error',
+      executionData: { error: 'Shout: Error: no luck' },
+    });
   });
 
   it("streams an agent's text in chunks as the model sends them, and logs the run", async () => {
@@ -143,28 +146,38 @@ describe('streamed execution', () => {
     expect(entry).toMatchObject({ trigger: 'api', level: 'info', models: ['gpt-4o'] });
   });
 
-  it('delivers the first chunk before the run has ended', async () => {
-    // Prepare
+  it('delivers the first chunk while the model is still answering', async () => {
+    // Prepare: the model holds the rest of its answer until the test has seen the first chunk
     const tenant = await service.get().newTenant('stream');
-    openai.setDefault({ chunks: ['first ', 'second'], chunkDelayMs: 300 });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    openai.reply({ chunks: ['first ', 'second'], holdAfterFirstChunk: held });
     const id = await deployedWorkflow(tenant, agentGraph('Go'));
 
     // Act
     const response = await stream(tenant, id, { stream: true });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
-    let received = '';
-    while (!received.includes('"chunk":"first "')) received += decoder.decode((await reader.read()).value);
-    const doneYet = received.includes('[DONE]');
+    let whileHeld = '';
+    while (!whileHeld.endsWith('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      whileHeld += decoder.decode(value, { stream: true });
+    }
+    release();
+    let afterwards = '';
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      received += decoder.decode(value);
+      afterwards += decoder.decode(value, { stream: true });
     }
 
     // Assess
-    expect(doneYet).toBe(false);
-    expect(received.endsWith(doneMarker)).toBe(true);
+    expect(whileHeld).toBe(sseFrame({ blockId: 'writer', chunk: 'first ' }));
+    expect(afterwards.startsWith(sseFrame({ blockId: 'writer', chunk: 'second' }))).toBe(true);
+    expect(afterwards.endsWith(doneMarker)).toBe(true);
   });
 
   it('refuses an unknown selected output with 400 before streaming', async () => {

@@ -270,6 +270,61 @@ describe('guarded client: limits', () => {
   });
 });
 
+describe('guarded client: bodies read as they arrive (open)', () => {
+  const client = createGuardedHttpClient({ allowLoopback: true });
+
+  /** Reads a body to its end, keeping what arrived before it failed. */
+  async function readAll(body: AsyncIterable<Uint8Array>) {
+    const pieces: string[] = [];
+    try {
+      for await (const chunk of body) pieces.push(text(chunk));
+      return { pieces };
+    } catch (error) {
+      return { pieces, error: error as Error };
+    }
+  }
+
+  it('answers at the headers and hands on what has arrived of a body still being sent', async () => {
+    // Act
+    const response = await client.open!(get(`${server.origin}/slow-body`, { timeoutInMs: 300 }));
+    const { pieces, error } = await readAll(response.body);
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('text/plain');
+    expect(pieces).toEqual(['partial']);
+    expect(error?.message).toBe('Request to 127.0.0.1 timed out after 300 ms');
+  });
+
+  it('caps the size of a body while it is read', async () => {
+    // Act
+    const response = await client.open!(get(`${server.origin}/big?size=5000`, { maxResponseBytes: 1000 }));
+    const { pieces, error } = await readAll(response.body);
+
+    // Assess
+    expect(pieces.join('').length).toBeLessThanOrEqual(1000);
+    expect(error).toBeInstanceOf(OutboundRequestFailedError);
+    expect(error?.message).toBe('Response larger than 1000 bytes');
+  });
+
+  it('reads a whole body the same as request does', async () => {
+    // Act
+    const response = await client.open!(get(`${server.origin}/json`));
+    const { pieces } = await readAll(response.body);
+
+    // Assess
+    expect(JSON.parse(pieces.join(''))).toEqual({ hello: 'world', list: [1, 2, 3] });
+  });
+
+  it('refuses a loopback server by default before any body', async () => {
+    // Act
+    const error = await failureOf(createGuardedHttpClient().open!(get(`${server.origin}/json`)));
+
+    // Assess
+    expect(error).toBeInstanceOf(OutboundRequestRefusedError);
+  });
+});
+
 describe('guarded client: redirects', () => {
   it('does not follow redirects by default: the 3xx is the answer', async () => {
     const client = createGuardedHttpClient({ allowLoopback: true });

@@ -162,9 +162,14 @@ async function handle(
     },
   ]);
   events.push(['message_stop', { type: 'message_stop' }]);
+  let held = false;
   for (const [name, data] of events) {
     if (isClosed()) return;
     response.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (name === 'content_block_delta' && !held && reply.holdAfterFirstChunk) {
+      held = true;
+      await reply.holdAfterFirstChunk;
+    }
     if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
   }
   response.end();

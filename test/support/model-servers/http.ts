@@ -29,6 +29,8 @@ export interface ScriptedReply {
   delayMs?: number;
   /** Waits this long between streamed events. */
   chunkDelayMs?: number;
+  /** A streamed answer stops after its first text chunk until this settles (to see what arrives meanwhile). */
+  holdAfterFirstChunk?: Promise<unknown>;
   /** Answers with this HTTP status and `errorBody` (or a provider-shaped error with `errorMessage`). */
   status?: number;
   errorMessage?: string;

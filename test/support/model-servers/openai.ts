@@ -125,9 +125,11 @@ async function handle(
     chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]),
   ];
   if (includeUsage) events.push(chunk([], { usage: usageOf(reply) }));
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     if (isClosed()) return;
     response.write(`data: ${JSON.stringify(event)}\n\n`);
+    // The first event only names the role; the text starts with the second.
+    if (index === 1 && reply.holdAfterFirstChunk) await reply.holdAfterFirstChunk;
     if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
   }
   response.end('data: [DONE]\n\n');
