@@ -1,5 +1,5 @@
 /**
- * The one way out of the service (DESIGN.md §5): an `HttpClient` that resolves DNS itself, refuses
+ * The one way out of the service: an `HttpClient` that resolves DNS itself, refuses
  * the request if any resolved address is not public (core/net/address-policy), then connects only to
  * the addresses it checked. The name stays in the Host header and in TLS (SNI and certificate
  * checks), so pinning changes nothing for the server. Time and response size are capped, redirects

@@ -1,5 +1,5 @@
 /**
- * What a loop or parallel block will do, from its resolved config (DESIGN.md §4): how many
+ * What a loop or parallel block will do, from its resolved config: how many
  * iterations or branches, the item of each, and for `while`/`doWhile` the condition. The scheduler
  * (scheduler.ts) runs the body; this module only reads config, so graph validation shares it.
  */

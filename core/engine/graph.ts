@@ -1,5 +1,5 @@
 /**
- * Validation and normalization of the workflow graph (DESIGN.md §4). Every problem is collected so
+ * Validation and normalization of the workflow graph. Every problem is collected so
  * that one answer tells the author everything that is wrong, each with the path of the offending
  * member.
  */

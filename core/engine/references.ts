@@ -1,5 +1,5 @@
 /**
- * References between blocks (DESIGN.md §4): `<blockname.path>`, the special roots `start`, `loop`,
+ * References between blocks: `<blockname.path>`, the special roots `start`, `loop`,
  * `parallel` and `variable`, and `{{ENV_VAR}}`. Pure functions: the caller supplies the scope.
  *
  * `<` starts a reference only when the name after it is a block of the graph or a special root, so

@@ -1,5 +1,5 @@
 /**
- * The run model (DESIGN.md §2): a run is a series of steps over a JSON checkpoint. A step runs the
+ * The run model: a run is a series of steps over a JSON checkpoint. A step runs the
  * ready blocks (all incoming edges settled, at least one taken), all of them at once, until the run
  * ends, the only work left is waiting for `wait` blocks, or the step's time budget is used up.
  *

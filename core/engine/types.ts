@@ -243,7 +243,7 @@ export interface HttpResponse {
 }
 
 /**
- * Port: outbound HTTP. The production implementation is the guarded client (DESIGN.md §5): it
+ * Port: outbound HTTP. The production implementation is the guarded client: it
  * refuses private, loopback, link-local, CGNAT, multicast and metadata addresses in every
  * encoding, pins the connection to the checked address, and caps time and size.
  */

@@ -1,5 +1,5 @@
 /**
- * Which destinations outbound HTTP may reach (DESIGN.md §5). Pure: parses and classifies hosts,
+ * Which destinations outbound HTTP may reach. Pure: parses and classifies hosts,
  * IP addresses and URLs; resolving names and connecting is the guarded client's job.
  *
  * Only public unicast addresses pass. Refused: private, loopback, link-local, carrier-grade NAT,

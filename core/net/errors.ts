@@ -1,5 +1,5 @@
 /**
- * Errors of outbound HTTP (DESIGN.md §5). They live in core so that blocks can tell them apart
+ * Errors of outbound HTTP. They live in core so that blocks can tell them apart
  * without importing the adapter; their messages are meant for the person who built the workflow.
  */
 
