@@ -4,7 +4,9 @@
  * - in the middle of a burst of writes of several kinds, restarted on the same data dir, every
  *   write it had answered 2xx is there with the value it acknowledged;
  * - in the middle of an S3 upload that replaces an object, the object answered before is still
- *   whole after a restart.
+ *   whole after a restart;
+ * - while asynchronous runs sleep in their Wait state, every one of them resumes after a restart
+ *   and its job completes with its output.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -277,6 +279,100 @@ describe('writes acknowledged before a SIGKILL of the service', () => {
       expect(workflows.filter((write) => write.large).length).toBeGreaterThan(3);
       expect(inFlightAtKill).toBeGreaterThan(0);
       expect(missing).toEqual([]);
+    });
+  }, 120_000);
+  it('lets async runs killed in the middle of a wait finish after a restart, each job completed with its output', async () => {
+    await withDataDir(async (dataDir) => {
+      // Prepare: a workflow that waits 3 s, and jobs that have started it
+      const first = await startService(dataDir);
+      const admin = { 'x-admin-key': adminKey };
+      const user = await call(first.url, 'POST', '/api/v1/admin/users', admin, {
+        email: 'jobs@example.com',
+        name: 'J',
+      });
+      const key = await call(
+        first.url,
+        'POST',
+        `/api/v1/admin/users/${user.body.data.id}/api-keys`,
+        admin,
+        {},
+      );
+      const workspace = await call(first.url, 'POST', '/api/v1/admin/workspaces', admin, {
+        name: 'W',
+        ownerId: user.body.data.id,
+      });
+      const auth = { 'x-api-key': key.body.data.key };
+      const node = (id: string, type: string, config: Record<string, unknown>) => ({
+        id,
+        type,
+        name: id,
+        parentId: null,
+        enabled: true,
+        config,
+      });
+      const workflow = await call(first.url, 'POST', '/api/v1/admin/workflows/import', admin, {
+        workspaceId: workspace.body.data.id,
+        name: 'Waiting',
+        deploy: true,
+        state: {
+          blocks: {
+            start: node('start', 'start', { inputFormat: [{ name: 'n', type: 'number', required: true }] }),
+            pause: node('pause', 'wait', { durationMs: 3000 }),
+            respond: node('respond', 'response', { data: { n: '<start.n>' } }),
+          },
+          edges: [
+            { id: 'e1', source: 'start', target: 'pause', sourceHandle: 'source' },
+            { id: 'e2', source: 'pause', target: 'respond', sourceHandle: 'source' },
+          ],
+          loops: {},
+          parallels: {},
+        },
+      });
+      const workflowId = workflow.body.data.id;
+      const taskIds: string[] = [];
+      for (let n = 0; n < 10; n++) {
+        const accepted = await call(
+          first.url,
+          'POST',
+          `/api/workflows/${workflowId}/execute`,
+          {
+            ...auth,
+            'x-execution-mode': 'async',
+          },
+          { n },
+        );
+        taskIds.push(accepted.body.taskId);
+      }
+      const statusOf = async (url: string, taskId: string) =>
+        (await call(url, 'GET', `/api/jobs/${taskId}`, auth)).body;
+      await expect
+        .poll(
+          async () =>
+            (await Promise.all(taskIds.map((id) => statusOf(first.url, id)))).map((job) => job.status),
+          {
+            timeout: 20_000,
+            interval: 100,
+          },
+        )
+        .toEqual(Array(10).fill('processing'));
+
+      // Act: the kill while every run sleeps in its Wait state, then a start on the same data dir
+      await killGroup(first.child);
+      const second = await startService(dataDir);
+      await expect
+        .poll(
+          async () =>
+            (await Promise.all(taskIds.map((id) => statusOf(second.url, id)))).map((job) => job.status),
+          {
+            timeout: 30_000,
+            interval: 200,
+          },
+        )
+        .toEqual(Array(10).fill('completed'));
+
+      // Assess
+      const jobs = await Promise.all(taskIds.map((id) => statusOf(second.url, id)));
+      expect(jobs.map((job) => job.output)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n })));
     });
   }, 120_000);
 });
