@@ -75,6 +75,11 @@ function chunkText(value: unknown): string {
 export interface StreamDeps {
   step: Pick<StepDeps, 'deployments' | 'drafts' | 'engine' | 'environmentOf'>;
   finalize: FinalizeDeps;
+  /**
+   * How long a streamed run may take, from its start: past it the stream ends with an error and the
+   * run is logged as timed out, before the function that runs it would be cut off with neither.
+   */
+  budgetInMs?: number;
 }
 
 export interface PreparedStream {
@@ -112,7 +117,12 @@ export async function streamRun(
 ): Promise<StreamOutcome> {
   const { request, graph, selected } = prepared;
   let secrets: string[] = [];
-  const send = (frame: unknown) => write(sseFrame(redactSecrets(frame, secrets)));
+  // Once the run is over (or out of time) nothing more is written, whatever the engine still does.
+  let closed = false;
+  let engineOpen = true;
+  const send = (frame: unknown) => {
+    if (!closed) write(sseFrame(redactSecrets(frame, secrets)));
+  };
   let ended: ExecutionState;
   let crash: unknown;
   let fault: unknown;
@@ -121,21 +131,25 @@ export async function streamRun(
     secrets = Object.values(environment);
     const engine: EngineDeps = {
       ...deps.step.engine,
-      onChunk: (blockId, chunk) => send({ blockId, chunk }),
+      onChunk: (blockId, chunk) => engineOpen && send({ blockId, chunk }),
       onBlockOutput: (blockId, blockOutput) => {
+        if (!engineOpen) return;
         for (const wanted of selected) {
           if (wanted.blockId !== blockId) continue;
           send({ blockId, chunk: chunkText(valueAt(blockOutput, wanted.path)) });
         }
       },
     };
+    const run = runToCompletion({ ...runContextOf(request, graph), environment }, engine);
     const result = redactSecrets(
-      await runToCompletion({ ...runContextOf(request, graph), environment }, engine),
+      await withinStreamBudget(run, request, deps.budgetInMs),
       secrets,
     ) as RunResult;
+    engineOpen = false;
     ended = { ...request, step: { status: 'done', result } };
   } catch (error) {
     // A crash is logged as the state machine's Catch logs a crashed step: as a failed run.
+    engineOpen = false;
     crash = error;
     ended = { ...request, failure: failureOf(error, secrets) };
   }
@@ -158,7 +172,38 @@ export async function streamRun(
   }
   send({ event: 'done', success, output: output ?? {}, metadata: { duration: durationInMs } });
   write(doneMarker);
+  closed = true;
   return { success, durationInMs, ...((fault ?? crash) === undefined ? {} : { fault: fault ?? crash }) };
+}
+
+/** Named as a Task over its time-out is, so Finalize logs "The run timed out". */
+export class StreamBudgetExceededError extends Error {
+  override name = 'States.Timeout';
+}
+
+async function withinStreamBudget<T>(
+  run: Promise<T>,
+  request: ExecutionRequest,
+  budgetInMs: number | undefined,
+): Promise<T> {
+  if (budgetInMs === undefined) return run;
+  let timer: NodeJS.Timeout | undefined;
+  const leftInMs = Date.parse(request.startedAt) + budgetInMs - Date.now();
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new StreamBudgetExceededError(`The run did not finish within ${Math.round(budgetInMs / 1000)} s`),
+        ),
+      Math.max(0, leftInMs),
+    );
+  });
+  try {
+    return await Promise.race([run, deadline]);
+  } finally {
+    clearTimeout(timer);
+    run.catch(() => undefined);
+  }
 }
 
 /** In the shape the Step task's Catch hands Finalize (`Cause` as Lambda writes it). */
@@ -184,6 +229,6 @@ function runContextOf(request: ExecutionRequest, graph: WorkflowGraph) {
 
 /** A run the engine refused (a bad graph) says why; anything else stays internal. */
 function errorMessageOf(error: unknown): string {
-  if (error instanceof ValidationError) return error.message;
+  if (error instanceof ValidationError || error instanceof StreamBudgetExceededError) return error.message;
   return 'The run failed';
 }

@@ -1,8 +1,19 @@
 /** Wiring of streamed runs: the Step worker's engine, run in this process, and Finalize's log writing. */
+import { findRoute } from '../../catalog/routes';
 import type { StreamDeps } from '../../core/runs/stream';
 import { finalizeDeps } from './execution';
 import { stepDeps } from './step';
 
+/**
+ * `STREAM_BUDGET_MS`, else the execute route's time-out less 15 s: the run must end, and be logged,
+ * before the function running it is stopped.
+ */
+export function streamBudgetInMs(): number {
+  const configured = Number(process.env.STREAM_BUDGET_MS);
+  if (Number.isFinite(configured) && configured > 0) return configured;
+  return (findRoute('executeWorkflow').timeoutInSeconds ?? 29) * 1000 - 15_000;
+}
+
 export function streamDeps(): StreamDeps {
-  return { step: stepDeps(), finalize: finalizeDeps() };
+  return { step: stepDeps(), finalize: finalizeDeps(), budgetInMs: streamBudgetInMs() };
 }

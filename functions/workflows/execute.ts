@@ -16,7 +16,8 @@ export const handler = streamingHttpRoute(
   async ({ principal, params, body, headers }, sink) => {
     const { stream, selectedOutputs, ...input } = body;
     const mode = headers['x-execution-mode']?.trim().toLowerCase() === 'async' ? 'async' : 'sync';
-    const streamed = mode === 'sync' && (stream === true || headers['x-stream-response']?.trim() === 'true');
+    const streamed =
+      mode === 'sync' && (stream === true || headers['x-stream-response']?.trim().toLowerCase() === 'true');
     // A streamed run is not bound by the sync budget: its caller gets answers as it goes.
     const prepare = streamed ? { ...prepareDeps(), syncBudgetInMs: undefined } : prepareDeps();
     const request = await prepareRun(prepare, principal, params.workflowId, input, { trigger: 'api', mode });

@@ -113,6 +113,33 @@ async function framesOf(streamDeps: StreamDeps, selectedOutputs?: string[]) {
 }
 
 describe('streamRun', () => {
+  it('ends a run out of its budget with an error frame, logs it as timed out, and writes nothing after', async () => {
+    // Prepare: a model that starts answering and never finishes; the budget is long gone
+    const logs = new MemoryLogs();
+    let late: ((text: string) => void) | undefined;
+    const hanging: ModelGateway = {
+      complete: (call) => {
+        late = call.onChunk;
+        call.onChunk?.('Hel');
+        return new Promise(() => undefined);
+      },
+    };
+    const streamDeps = { ...deps(writerGraph(), { models: hanging, logs }), budgetInMs: 60_000 };
+
+    // Act
+    const { written } = await framesOf(streamDeps);
+    late?.('lo, too late');
+
+    // Assess
+    expect(written).toEqual([
+      sseFrame({ blockId: 'writer', chunk: 'Hel' }),
+      sseFrame({ event: 'error', error: 'The run did not finish within 60 s' }),
+      'data: {"event":"done","success":false,"output":{},"metadata":{"duration":0}}\n\n',
+      doneMarker,
+    ]);
+    expect(logs.entries[0]).toMatchObject({ level: 'error', executionData: { error: 'The run timed out' } });
+  });
+
   it('sends model chunks as they come, then the done frame and [DONE]', async () => {
     // Prepare
     const streamDeps = deps(writerGraph(), { models: scriptedModels(['Hel', 'lo']) });
