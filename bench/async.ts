@@ -1,7 +1,7 @@
 /**
  * Asynchronous throughput: N jobs accepted by the execute route (`X-Execution-Mode: async`) at a
  * given concurrency, then polled until every one has completed. The figure is jobs per second from
- * the first request to the last job seen completed (to within the 20 ms polling interval);
+ * the first request to the last job seen completed (to within the 100 ms polling interval);
  * enqueueing alone is reported beside it.
  */
 import { Agent, request } from 'node:http';
@@ -67,8 +67,9 @@ export async function runAsyncLoad(
   );
   const enqueuedInMs = performance.now() - started;
 
-  // Jobs finish about in the order they were accepted: waiting on the last one first, then
-  // checking the others, keeps the polling from taking a share of the service the jobs need.
+  // Jobs finish about in the order they were accepted. The last one is polled at a slow pace (the
+  // polling would otherwise take a share of the service the jobs need); the clock stops when it is
+  // seen finished, and the others are then checked, the clock moving on only for one still running.
   const statusHeaders = { 'x-api-key': target.headers['x-api-key'] };
   const statusOf = async (taskId: string) => {
     const answer = await call(
@@ -80,18 +81,25 @@ export async function runAsyncLoad(
   };
   const deadline = Date.now() + 10 * 60_000;
   let failed = 0;
-  for (const taskId of [taskIds[taskIds.length - 1], ...taskIds.slice(0, -1)]) {
+  let finishedAt = 0;
+  const waitFor = async (taskId: string, pollInMs: number) => {
+    let polls = 0;
     for (;;) {
       if (Date.now() > deadline) throw new Error(`Job ${taskId} did not finish in 10 minutes`);
       const status = await statusOf(taskId);
+      polls++;
       if (status !== 'queued' && status !== 'processing') {
         if (status !== 'completed') failed++;
-        break;
+        // A job found finished at its first look finished before the clock stopped already.
+        if (polls > 1 || finishedAt === 0) finishedAt = performance.now();
+        return;
       }
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, pollInMs));
     }
-  }
-  const totalInMs = performance.now() - started;
+  };
+  await waitFor(taskIds[taskIds.length - 1], 100);
+  for (const taskId of taskIds.slice(0, -1)) await waitFor(taskId, 20);
+  const totalInMs = finishedAt - started;
   agent.destroy();
   return {
     jobs,
