@@ -11,7 +11,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,17 +32,6 @@ const started: ChildProcess[] = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map(killGroup));
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns `args` in a process group of its own (so the kill takes all of it); answers its first line matching `ready`. */
 async function spawnGroup(
@@ -102,12 +90,14 @@ describe('writes acknowledged before a SIGKILL of the service', () => {
 
   /** `npm start` as a user runs it: the tsx command line, which starts the service in a child process. */
   async function startService(dataDir: string): Promise<Running> {
-    const port = await freePort();
-    const { child } = await spawnGroup(
+    // Port 0: a port probed free and then handed over can be taken meanwhile by any other listener
+    // (the service's own emulators included), so the service picks one and names it when ready.
+    const { child, line } = await spawnGroup(
       [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), 'local/main.ts'],
-      { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_API_KEY: adminKey },
+      { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_API_KEY: adminKey },
       /^Workflow service listening on /,
     );
+    const port = /listening on http:\/\/[^:]+:(\d+)/.exec(line)?.[1];
     return { child, url: `http://127.0.0.1:${port}` };
   }
 
