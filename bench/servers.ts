@@ -7,11 +7,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startLocalService } from '../local/service';
+import { unreachableRateLimitsJson } from '../test/support/limits';
 import { makeClient } from '../test/support/service';
 import { exampleWorkflows } from '../local/seed';
 
 async function service(dataDir: string) {
   process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+  // Every request still draws its token; the limits are only set out of the load's reach.
+  process.env.RATE_LIMITS_JSON = unreachableRateLimitsJson;
   const running = await startLocalService({ dataDir, port: 0, host: '127.0.0.1' });
   const client = makeClient(running);
   const tenant = await client.newTenant('bench');

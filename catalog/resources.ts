@@ -63,6 +63,15 @@ export const tables = {
     timeToLiveAttribute: 'ttl',
     description: 'Execution log entries, run checkpoints and jobs',
   },
+  limits: {
+    envVar: 'LIMITS_TABLE',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [],
+    timeToLiveAttribute: 'ttl',
+    description:
+      'Rate-limit buckets and usage per user, organization and source address; one mark per costed run',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export const buckets = {

@@ -31,6 +31,22 @@ export interface RouteDefinition {
    * a streaming Lambda in AWS, chunked transfer locally. See functions/http/streaming-route.ts.
    */
   streaming?: boolean;
+  /**
+   * The bucket a request draws a token from. Key-authenticated routes draw from `api` unless they
+   * say otherwise: `execution` draws from `sync` or `async` by the request's mode, `manual` draws
+   * nothing (runs by hand are not limited; the `sync` bucket is shown), `handler` means the handler
+   * draws from its owner's buckets itself (webhook calls). See functions/http/limits.ts.
+   */
+  rateLimit?: 'execution' | 'manual' | 'handler';
+}
+
+/**
+ * What a route's function may touch: its own access, plus the limits table for every route that
+ * draws a token or can refuse an authentication (failures are counted per source address).
+ */
+export function routeAccess(route: RouteDefinition): ResourceAccess {
+  if (route.auth === 'none' && route.rateLimit === undefined) return route.access;
+  return { ...route.access, tables: { ...route.access.tables, limits: 'readWrite' } };
 }
 
 const entities = { tables: { entities: 'read' } } as const satisfies ResourceAccess;
@@ -82,6 +98,19 @@ export const routes = [
     access: entitiesWrite,
   },
   {
+    id: 'adminUpdateUser',
+    method: 'PATCH',
+    path: '/api/v1/admin/users/{userId}',
+    entry: 'functions/admin/update-user.ts',
+    auth: 'admin',
+    summary:
+      "Change a user's plan or usage limit (USD a month; null returns to the plan's); applies from the next request",
+    tag: 'admin',
+    request: { params: s.userIdParams, body: s.updateLimitsBody },
+    responses: { 200: { description: 'The user as changed', body: s.data(s.user) } },
+    access: entitiesWrite,
+  },
+  {
     id: 'adminCreateApiKey',
     method: 'POST',
     path: '/api/v1/admin/users/{userId}/api-keys',
@@ -130,6 +159,18 @@ export const routes = [
     access: entitiesWrite,
   },
   {
+    id: 'adminUpdateOrganization',
+    method: 'PATCH',
+    path: '/api/v1/admin/organizations/{orgId}',
+    entry: 'functions/admin/update-organization.ts',
+    auth: 'admin',
+    summary: "Change an organization's plan or usage limit; it applies to members whose own plan ranks lower",
+    tag: 'admin',
+    request: { params: s.organizationIdParams, body: s.updateLimitsBody },
+    responses: { 200: { description: 'The organization as changed', body: s.data(s.organization) } },
+    access: entitiesWrite,
+  },
+  {
     id: 'adminAddOrganizationMember',
     method: 'POST',
     path: '/api/v1/admin/organizations/{orgId}/members',
@@ -166,6 +207,17 @@ export const routes = [
     access: entitiesWrite,
   },
   // Management API (x-api-key)
+  {
+    id: 'getUsageLimits',
+    method: 'GET',
+    path: '/api/users/me/usage-limits',
+    entry: 'functions/usage/get.ts',
+    auth: 'apiKey',
+    summary: "The caller's execution rate limits and this month's usage against the usage limit",
+    tag: 'usage',
+    responses: { 200: { description: 'Usage limits (no data wrapper)', body: s.usageLimits } },
+    access: entities,
+  },
   {
     id: 'listApiKeys',
     method: 'GET',
@@ -393,6 +445,7 @@ export const routes = [
       500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
     },
     access: runAccess,
+    rateLimit: 'execution',
     // Streamed runs answer as they go, for up to 15 minutes; sync runs still end at the sync budget.
     timeoutInSeconds: 900,
     memoryInMb: 1024,
@@ -412,6 +465,7 @@ export const routes = [
       500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
     },
     access: { tables: { entities: 'read' }, stateMachines: { executionSync: 'startSync' } },
+    rateLimit: 'manual',
     timeoutInSeconds: 29,
   },
   // Jobs (asynchronous runs)
@@ -498,6 +552,8 @@ export const routes = [
       queues: { jobs: 'send' },
       keys: { environment: 'decrypt' },
     },
+    // The call draws from the async bucket of the webhook's owner.
+    rateLimit: 'handler',
   },
   // Schedules
   {
@@ -585,7 +641,11 @@ export const workers = {
     id: 'executionFinalize',
     entry: 'functions/execution/finalize.ts',
     summary: 'Writes the log entry of a finished run, settles its job and shapes its result',
-    access: { tables: { entities: 'read', executions: 'readWrite' }, buckets: { files: 'readWrite' } },
+    // Limits: the run's cost is added to its owner's usage.
+    access: {
+      tables: { entities: 'read', executions: 'readWrite', limits: 'readWrite' },
+      buckets: { files: 'readWrite' },
+    },
     timeoutInSeconds: 60,
     memoryInMb: 512,
     trigger: { kind: 'stateMachineTask' },
@@ -595,7 +655,8 @@ export const workers = {
     entry: 'functions/jobs/start.ts',
     summary: 'Starts queued asynchronous runs and schedule fires on the Standard state machine',
     access: {
-      tables: { entities: 'readWrite', executions: 'readWrite' },
+      // Limits: a schedule fire past its owner's usage limit starts no run.
+      tables: { entities: 'readWrite', executions: 'readWrite', limits: 'read' },
       buckets: { files: 'readWrite' },
       stateMachines: { executionAsync: 'start' },
     },

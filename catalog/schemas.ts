@@ -55,8 +55,19 @@ export const workflowGraph = z
   })
   .meta({ id: 'WorkflowGraph' });
 
+const usageLimitUsd = z.number().min(0).max(1e9);
+
 export const user = z
-  .object({ id, email: z.string(), name: z.string(), plan, createdAt: z.string() })
+  .object({
+    id,
+    email: z.string(),
+    name: z.string(),
+    plan,
+    /** USD a calendar month; absent: the plan's. */
+    usageLimitUsd: usageLimitUsd.optional(),
+    organizationId: id.optional(),
+    createdAt: z.string(),
+  })
   .meta({ id: 'User' });
 
 export const apiKey = z
@@ -88,7 +99,14 @@ export const workspaceMember = z
   .meta({ id: 'WorkspaceMember' });
 
 export const organization = z
-  .object({ id, name: z.string(), ownerId: id, createdAt: z.string() })
+  .object({
+    id,
+    name: z.string(),
+    ownerId: id,
+    plan,
+    usageLimitUsd: usageLimitUsd.optional(),
+    createdAt: z.string(),
+  })
   .meta({ id: 'Organization' });
 
 export const organizationMember = z
@@ -147,7 +165,18 @@ export const syncResult = z
 
 const name = z.string().trim().min(1).max(200);
 
-export const createUserBody = z.object({ email: z.email(), name, plan: plan.optional() });
+export const createUserBody = z.object({
+  email: z.email(),
+  name,
+  plan: plan.optional(),
+  usageLimitUsd: usageLimitUsd.optional(),
+});
+export const updateLimitsBody = z
+  .object({ plan: plan.optional(), usageLimitUsd: usageLimitUsd.nullable().optional() })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, {
+    message: "Nothing to update: give plan, or usageLimitUsd (null returns to the plan's)",
+  });
 export const createApiKeyBody = z.object({ name: z.string().trim().min(1).max(100).optional() });
 export const createWorkspaceAdminBody = z.object({ name, ownerId: id });
 export const createWorkspaceBody = z.object({ name });
@@ -158,7 +187,12 @@ export const importWorkflowBody = z.object({
   state: workflowGraph,
   deploy: z.boolean().optional(),
 });
-export const createOrganizationBody = z.object({ name, ownerId: id });
+export const createOrganizationBody = z.object({
+  name,
+  ownerId: id,
+  plan: plan.optional(),
+  usageLimitUsd: usageLimitUsd.optional(),
+});
 export const addOrganizationMemberBody = z.object({ userId: id, role: organizationRole });
 export const addWorkspaceMemberBody = z.object({ userId: id, permissions: workspacePermission });
 export const removeWorkspaceMemberQuery = z.object({ userId: id });
@@ -251,6 +285,25 @@ export const jobStatus = z
     estimatedDuration: z.number().optional(),
   })
   .meta({ id: 'JobStatus' });
+
+// Limits
+const executionRateLimit = z.object({
+  isLimited: z.boolean(),
+  limit: z.number(),
+  remaining: z.number(),
+  resetAt: z.string(),
+});
+export const usageLimits = z
+  .object({
+    success: z.boolean(),
+    rateLimit: z.object({
+      sync: executionRateLimit,
+      async: executionRateLimit,
+      authType: z.enum(['api', 'manual']),
+    }),
+    usage: z.object({ currentPeriodCost: z.number(), limit: z.number(), plan: z.string() }),
+  })
+  .meta({ id: 'UsageLimits' });
 
 // Manual runs
 export const runWorkflowBody = z.object({

@@ -8,7 +8,7 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import type { RouteDefinition } from '../catalog/routes';
+import { type RouteDefinition, routeAccess } from '../catalog/routes';
 import { ServiceFunction } from './constructs/service-function';
 import { adminKeySecretEnvVar, type ServiceResources } from './service-resources';
 
@@ -29,7 +29,7 @@ export class RouteFunctionsStack extends Stack {
       const fn = new ServiceFunction(this, route.id, {
         entry: route.entry,
         description: `${route.method} ${route.path}: ${route.summary}`,
-        access: route.access,
+        access: routeAccess(route),
         resources: props.resources,
         memoryInMb: route.memoryInMb,
         timeoutInSeconds: route.timeoutInSeconds,

@@ -12,12 +12,13 @@
  * | organization             | `ORG#<id>`          | `ORG`              |                |                        |
  * | organization membership  | `ORG#<orgId>`       | `MEMBER#<userId>`  | `USER#<userId>`| `ORGMEMBER#<orgId>`    |
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import { ConflictError } from '../../core/errors';
 import type {
   ApiKeyRecord,
   IdentityStore,
+  LimitsPatch,
   Organization,
   OrganizationMembership,
   User,
@@ -88,6 +89,35 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
   async getUser(userId: string): Promise<User | undefined> {
     const item = await this.get(userKey(userId));
     return item && withoutAttributes<User>(item);
+  }
+
+  async updateUserLimits(userId: string, patch: LimitsPatch): Promise<User | undefined> {
+    const item = await this.updateLimits(userKey(userId), patch);
+    return item && withoutAttributes<User>(item);
+  }
+
+  async setUserOrganization(userId: string, organizationId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: userKey(userId),
+          UpdateExpression: 'SET organizationId = :org',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(organizationId) OR organizationId = :org)',
+          ExpressionAttributeValues: { ':org': organizationId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const user = await this.getUser(userId);
+      throw new ConflictError(
+        user
+          ? `User ${userId} belongs to organization ${user.organizationId} already: a user belongs to one organization`
+          : `User ${userId} not found`,
+        { cause: error },
+      );
+    }
   }
 
   /** The user who holds this e-mail address (any case), if any. */
@@ -282,7 +312,15 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
 
   async getOrganization(organizationId: string): Promise<Organization | undefined> {
     const item = await this.get(organizationKey(organizationId));
-    return item && withoutAttributes<Organization>(item);
+    return item && organizationOf(item);
+  }
+
+  async updateOrganizationLimits(
+    organizationId: string,
+    patch: LimitsPatch,
+  ): Promise<Organization | undefined> {
+    const item = await this.updateLimits(organizationKey(organizationId), patch);
+    return item && organizationOf(item);
   }
 
   async putOrganizationMembership(membership: OrganizationMembership): Promise<void> {
@@ -314,6 +352,45 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
   }
 
   // Helpers
+
+  /** Sets the plan and the usage limit (null removes it) of an existing item; undefined if none. */
+  private async updateLimits(key: { pk: string; sk: string }, patch: LimitsPatch): Promise<Item | undefined> {
+    const set: string[] = [];
+    const remove: string[] = [];
+    const values: Record<string, unknown> = {};
+    if (patch.plan !== undefined) {
+      set.push('#plan = :plan');
+      values[':plan'] = patch.plan;
+    }
+    if (patch.usageLimitUsd === null) remove.push('usageLimitUsd');
+    else if (patch.usageLimitUsd !== undefined) {
+      set.push('usageLimitUsd = :usageLimitUsd');
+      values[':usageLimitUsd'] = patch.usageLimitUsd;
+    }
+    if (set.length === 0 && remove.length === 0) return this.get(key);
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: [
+            set.length ? `SET ${set.join(', ')}` : '',
+            remove.length ? `REMOVE ${remove.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join(' '),
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(patch.plan !== undefined ? { ExpressionAttributeNames: { '#plan': 'plan' } } : {}),
+          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes as Item;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
 
   private async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
     const result = await this.client.send(
@@ -352,6 +429,12 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
       throw new ConflictError(message, { cause: error });
     }
   }
+}
+
+/** Organizations stored before plans existed are on the free plan. */
+function organizationOf(item: Item): Organization {
+  const organization = withoutAttributes<Organization>(item);
+  return { ...organization, plan: organization.plan ?? 'free' };
 }
 
 function sameRecord(a: Item, b: object): boolean {

@@ -13,6 +13,7 @@ import { tables } from '../../catalog/resources';
 /** Environment variables that name the two tables (from the resource catalogue). */
 export const ENTITIES_TABLE_ENV = tables.entities.envVar;
 export const EXECUTIONS_TABLE_ENV = tables.executions.envVar;
+export const LIMITS_TABLE_ENV = tables.limits.envVar;
 
 /**
  * Where attributes too large for an item go (S3 in AWS). Structural, so any object with these two

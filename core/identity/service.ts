@@ -6,6 +6,7 @@ import { generateApiKey, hashApiKey, looksLikeApiKey } from './api-keys';
 import type {
   ApiKeyRecord,
   IdentityStore,
+  LimitsPatch,
   Organization,
   OrganizationMembership,
   OrganizationRole,
@@ -34,17 +35,39 @@ export function apiKeyView({ hash: _hash, ...rest }: ApiKeyRecord): ApiKeyView {
 
 export async function createUser(
   deps: IdentityDeps,
-  input: { email: string; name: string; plan?: Plan },
+  input: { email: string; name: string; plan?: Plan; usageLimitUsd?: number },
 ): Promise<User> {
   const user: User = {
     id: newId('usr'),
     email: input.email.trim().toLowerCase(),
     name: input.name,
     plan: input.plan ?? 'free',
+    ...(input.usageLimitUsd === undefined ? {} : { usageLimitUsd: input.usageLimitUsd }),
     createdAt: deps.now().toISOString(),
   };
   await deps.store.createUser(user);
   return user;
+}
+
+/** An operator's change of a user's plan or usage limit; it applies from the next request. */
+export async function updateUserLimits(
+  deps: IdentityDeps,
+  userId: string,
+  patch: LimitsPatch,
+): Promise<User> {
+  const user = await deps.store.updateUserLimits(userId, patch);
+  if (!user) throw new NotFoundError(`User ${userId} not found`);
+  return user;
+}
+
+export async function updateOrganizationLimits(
+  deps: IdentityDeps,
+  organizationId: string,
+  patch: LimitsPatch,
+): Promise<Organization> {
+  const organization = await deps.store.updateOrganizationLimits(organizationId, patch);
+  if (!organization) throw new NotFoundError(`Organization ${organizationId} not found`);
+  return organization;
 }
 
 async function requireUser(deps: IdentityDeps, userId: string): Promise<User> {
@@ -165,15 +188,19 @@ export async function removeWorkspaceMember(
 
 export async function createOrganization(
   deps: IdentityDeps,
-  input: { name: string; ownerId: string },
+  input: { name: string; ownerId: string; plan?: Plan; usageLimitUsd?: number },
 ): Promise<Organization> {
   await requireUser(deps, input.ownerId);
   const organization: Organization = {
     id: newId('org'),
     name: input.name,
     ownerId: input.ownerId,
+    plan: input.plan ?? 'free',
+    ...(input.usageLimitUsd === undefined ? {} : { usageLimitUsd: input.usageLimitUsd }),
     createdAt: deps.now().toISOString(),
   };
+  // First, so an owner who belongs elsewhere leaves no organization behind.
+  await deps.store.setUserOrganization(input.ownerId, organization.id);
   await deps.store.createOrganization(organization, {
     organizationId: organization.id,
     userId: input.ownerId,
@@ -194,6 +221,7 @@ export async function addOrganizationMember(
       { path: 'role', message: 'The owner must stay owner' },
     ]);
   }
+  await deps.store.setUserOrganization(input.userId, input.organizationId);
   await deps.store.putOrganizationMembership(input);
   return input;
 }

@@ -9,7 +9,17 @@ export interface User {
   email: string;
   name: string;
   plan: Plan;
+  /** USD a calendar month; absent: the plan's. */
+  usageLimitUsd?: number;
+  /** The organization the user belongs to (one at most): its plan applies when it ranks higher. */
+  organizationId?: string;
   createdAt: string;
+}
+
+/** What an operator may change of a user's or an organization's limits; null returns to the plan's. */
+export interface LimitsPatch {
+  plan?: Plan;
+  usageLimitUsd?: number | null;
 }
 
 /** An API key as stored: only its SHA-256 hash, never the key. */
@@ -40,6 +50,9 @@ export interface Organization {
   id: string;
   name: string;
   ownerId: string;
+  /** Applies to every member whose own plan ranks lower. */
+  plan: Plan;
+  usageLimitUsd?: number;
   createdAt: string;
 }
 
@@ -54,6 +67,10 @@ export interface IdentityStore {
   /** Throws ConflictError when the e-mail address is taken. */
   createUser(user: User): Promise<void>;
   getUser(userId: string): Promise<User | undefined>;
+  /** The user after the change, or undefined when there is no such user. */
+  updateUserLimits(userId: string, patch: LimitsPatch): Promise<User | undefined>;
+  /** Records the user's organization; ConflictError when the user belongs to another one already. */
+  setUserOrganization(userId: string, organizationId: string): Promise<void>;
 
   putApiKey(record: ApiKeyRecord): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
@@ -71,5 +88,6 @@ export interface IdentityStore {
 
   createOrganization(organization: Organization, owner: OrganizationMembership): Promise<void>;
   getOrganization(organizationId: string): Promise<Organization | undefined>;
+  updateOrganizationLimits(organizationId: string, patch: LimitsPatch): Promise<Organization | undefined>;
   putOrganizationMembership(membership: OrganizationMembership): Promise<void>;
 }

@@ -1,14 +1,27 @@
 /**
- * The rate limits of each plan: the `api` bucket (every x-api-key request that is not an
- * execution) as the interface's table gives it, and the `sync` and `async` execution buckets, with
- * a burst of twice the rate. `RATE_LIMITS_JSON` may override any of them, e.g.
- * `{"free": {"sync": {"requestsPerMinute": 600, "maxBurst": 1200}}}` for a load test.
+ * What each plan allows: the `api` bucket (every x-api-key request that is not an execution) as
+ * the interface's table gives it, the `sync` and `async` execution buckets with a burst of twice
+ * the rate, and the usage limit per calendar month (USD). Failed authentication has one rate for
+ * every source address.
+ *
+ * `RATE_LIMITS_JSON` may override any bucket, e.g. `{"free": {"sync": {"requestsPerMinute": 600,
+ * "maxBurst": 1200}}, "authFailures": {"requestsPerMinute": 5, "maxBurst": 5}}`, and
+ * `USAGE_LIMITS_JSON` any plan's usage limit, e.g. `{"free": 25}`.
  */
 import type { Plan } from '../identity/types';
-import type { BucketKind } from './types';
 import type { BucketRate } from './token-bucket';
+import type { BucketKind } from './types';
+
+export const plans = ['free', 'pro', 'team', 'enterprise'] as const satisfies readonly Plan[];
 
 export type PlanLimits = Record<BucketKind, BucketRate>;
+
+export interface LimitsConfig {
+  plans: Record<Plan, PlanLimits>;
+  usageLimitsUsd: Record<Plan, number>;
+  /** Failed authentications a source address may make. */
+  authFailures: BucketRate;
+}
 
 const perMinute = (requestsPerMinute: number, maxBurst = requestsPerMinute * 2): BucketRate => ({
   requestsPerMinute,
@@ -22,33 +35,86 @@ export const defaultPlanLimits: Record<Plan, PlanLimits> = {
   enterprise: { api: perMinute(120, 240), sync: perMinute(600), async: perMinute(5000) },
 };
 
+export const defaultUsageLimitsUsd: Record<Plan, number> = {
+  free: 10,
+  pro: 100,
+  team: 500,
+  enterprise: 10_000,
+};
+
+export const defaultAuthFailureRate: BucketRate = perMinute(10, 20);
+
 /** The defaults with the overrides of `RATE_LIMITS_JSON` applied; a malformed override is an error. */
 export function planLimitsFrom(json: string | undefined): Record<Plan, PlanLimits> {
-  if (json === undefined || json.trim() === '') return defaultPlanLimits;
-  let overrides: unknown;
-  try {
-    overrides = JSON.parse(json);
-  } catch {
-    throw new Error('RATE_LIMITS_JSON is not valid JSON');
-  }
+  return rateLimitsFrom(json).plans;
+}
+
+export function limitsConfigFrom(env: {
+  RATE_LIMITS_JSON?: string;
+  USAGE_LIMITS_JSON?: string;
+}): LimitsConfig {
+  return { ...rateLimitsFrom(env.RATE_LIMITS_JSON), usageLimitsUsd: usageLimitsFrom(env.USAGE_LIMITS_JSON) };
+}
+
+function rateLimitsFrom(json: string | undefined): Omit<LimitsConfig, 'usageLimitsUsd'> {
   const limits = structuredClone(defaultPlanLimits);
-  for (const [plan, kinds] of Object.entries((overrides ?? {}) as Record<string, unknown>)) {
-    if (!(plan in limits)) throw new Error(`RATE_LIMITS_JSON: unknown plan "${plan}"`);
-    for (const [kind, rate] of Object.entries((kinds ?? {}) as Record<string, unknown>)) {
-      if (!(kind in limits[plan as Plan]))
-        throw new Error(`RATE_LIMITS_JSON: unknown bucket "${plan}.${kind}"`);
-      const { requestsPerMinute, maxBurst } = (rate ?? {}) as Partial<BucketRate>;
-      if (!isPositive(requestsPerMinute) || !isPositive(maxBurst)) {
-        throw new Error(
-          `RATE_LIMITS_JSON: ${plan}.${kind} needs requestsPerMinute and maxBurst, both above 0`,
-        );
-      }
-      limits[plan as Plan][kind as BucketKind] = { requestsPerMinute, maxBurst: Math.floor(maxBurst) };
+  let authFailures = defaultAuthFailureRate;
+  for (const [name, kinds] of Object.entries(parseObject('RATE_LIMITS_JSON', json))) {
+    if (name === 'authFailures') {
+      authFailures = rateFrom(kinds, name);
+      continue;
     }
+    if (!(name in limits)) throw new Error(`RATE_LIMITS_JSON: unknown plan "${name}"`);
+    for (const [kind, rate] of Object.entries((kinds ?? {}) as Record<string, unknown>)) {
+      if (!(kind in limits[name as Plan]))
+        throw new Error(`RATE_LIMITS_JSON: unknown bucket "${name}.${kind}"`);
+      limits[name as Plan][kind as BucketKind] = rateFrom(rate, `${name}.${kind}`);
+    }
+  }
+  return { plans: limits, authFailures };
+}
+
+function usageLimitsFrom(json: string | undefined): Record<Plan, number> {
+  const limits = { ...defaultUsageLimitsUsd };
+  for (const [plan, value] of Object.entries(parseObject('USAGE_LIMITS_JSON', json))) {
+    if (!(plan in limits)) throw new Error(`USAGE_LIMITS_JSON: unknown plan "${plan}"`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new Error(`USAGE_LIMITS_JSON: ${plan} needs a number of USD, zero or more`);
+    }
+    limits[plan as Plan] = value;
   }
   return limits;
 }
 
+function parseObject(name: string, json: string | undefined): Record<string, unknown> {
+  if (json === undefined || json.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new Error(`${name} is not valid JSON`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error(`${name} must be a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function rateFrom(value: unknown, name: string): BucketRate {
+  const { requestsPerMinute, maxBurst } = (value ?? {}) as Partial<BucketRate>;
+  if (!isPositive(requestsPerMinute) || !isPositive(maxBurst) || maxBurst < 1) {
+    throw new Error(`RATE_LIMITS_JSON: ${name} needs requestsPerMinute and maxBurst, both above 0`);
+  }
+  return { requestsPerMinute, maxBurst: Math.floor(maxBurst) };
+}
+
 function isPositive(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+const planRank: Record<Plan, number> = { free: 0, pro: 1, team: 2, enterprise: 3 };
+
+/** Whether plan `a` gives more than plan `b`. */
+export function ranksAbove(a: Plan, b: Plan): boolean {
+  return planRank[a] > planRank[b];
 }

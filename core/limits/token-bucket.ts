@@ -28,36 +28,42 @@ export function admitLimitInMs(rate: BucketRate, nowInMs: number): number {
 
 /** What a request sees of its bucket: the X-RateLimit-* values, and Retry-After when refused. */
 export interface BucketState {
+  /** Requests per minute: the refill rate. */
   limit: number;
+  /** Whole tokens available now (up to the burst). */
   remaining: number;
-  /** When the bucket is full again (ISO 8601). */
+  /** When the next token comes (ISO 8601); now, when the bucket is full. */
   resetAt: string;
   /** Whole seconds until the next token, when the request was refused. */
   retryAfterInSeconds?: number;
 }
 
-/** Tokens left after a request moved the bucket to `tat` (or found it there, refused). */
-export function remainingAt(rate: BucketRate, tatInMs: number, nowInMs: number): number {
-  const backlog = Math.max(0, tatInMs - nowInMs);
+/** Whole tokens in a bucket at `tat` (a new or idle bucket is full). */
+export function remainingAt(rate: BucketRate, tatInMs: number | undefined, nowInMs: number): number {
+  const backlog = Math.max(0, (tatInMs ?? nowInMs) - nowInMs);
   return Math.max(0, Math.min(rate.maxBurst, Math.floor(rate.maxBurst - backlog / intervalInMs(rate))));
 }
 
-export function admittedState(rate: BucketRate, newTatInMs: number, nowInMs: number): BucketState {
+/** When a bucket at `tat` holds one whole token more than now; now when it is full. */
+export function nextTokenAtInMs(rate: BucketRate, tatInMs: number | undefined, nowInMs: number): number {
+  const remaining = remainingAt(rate, tatInMs, nowInMs);
+  if (remaining >= rate.maxBurst || tatInMs === undefined) return nowInMs;
+  return tatInMs - (rate.maxBurst - remaining - 1) * intervalInMs(rate);
+}
+
+/** The bucket as a request sees it, refused or not. */
+export function bucketState(rate: BucketRate, tatInMs: number | undefined, nowInMs: number): BucketState {
   return {
     limit: rate.requestsPerMinute,
-    remaining: remainingAt(rate, newTatInMs, nowInMs),
-    resetAt: new Date(Math.max(newTatInMs, nowInMs)).toISOString(),
+    remaining: remainingAt(rate, tatInMs, nowInMs),
+    resetAt: new Date(Math.ceil(nextTokenAtInMs(rate, tatInMs, nowInMs))).toISOString(),
   };
 }
 
 export function refusedState(rate: BucketRate, tatInMs: number, nowInMs: number): BucketState {
-  const nextTokenAtInMs = tatInMs - (rate.maxBurst - 1) * intervalInMs(rate);
-  return {
-    limit: rate.requestsPerMinute,
-    remaining: 0,
-    resetAt: new Date(Math.max(tatInMs, nowInMs)).toISOString(),
-    retryAfterInSeconds: Math.max(1, Math.ceil((nextTokenAtInMs - nowInMs) / 1000)),
-  };
+  const state = bucketState(rate, tatInMs, nowInMs);
+  const waitInMs = Date.parse(state.resetAt) - nowInMs;
+  return { ...state, remaining: 0, retryAfterInSeconds: Math.max(1, Math.ceil(waitInMs / 1000)) };
 }
 
 /** The pure step: what one request does to a bucket at `tat` (undefined: none yet). */

@@ -13,6 +13,8 @@ import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome, Trigger } from './types';
 import { type SettleDeps, settleJob } from '../jobs/service';
+import { recordRunCost } from '../limits/service';
+import type { LimitsStore } from '../limits/types';
 import { loadWorkflow } from '../workflows/service';
 import type { WorkflowRecord, WorkflowStore } from '../workflows/types';
 import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './log';
@@ -33,7 +35,7 @@ export async function prepareRun(
   principal: Principal,
   workflowId: string,
   body: Record<string, unknown>,
-  options: { trigger: Trigger; mode: 'sync' | 'async'; draft?: boolean },
+  options: { trigger: Trigger; mode: 'sync' | 'async'; draft?: boolean; usageOwner?: string },
 ): Promise<ExecutionRequest> {
   const workflow = await loadWorkflow(deps, principal, workflowId, 'write');
   const graph = options.draft ? workflow.state : await deployedGraph(deps, workflow);
@@ -51,6 +53,7 @@ export async function prepareRun(
     input: validateStartInput(graph, body),
     startedAt: deps.now().toISOString(),
     mode: options.mode,
+    ...(options.usageOwner === undefined ? {} : { usageOwner: options.usageOwner }),
   };
 }
 
@@ -231,6 +234,8 @@ async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<C
 
 export interface FinalizeDeps {
   logs: ExecutionLogStore;
+  /** Where the run's cost is added to its owner's usage. */
+  usage: Pick<LimitsStore, 'addRunCost'>;
   checkpoints: CheckpointStore;
   /** Settles the job of an asynchronous run. */
   jobs: SettleDeps['jobs'];
@@ -262,6 +267,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     },
   };
   await deps.logs.putLogEntry(entry);
+  await recordRunCost(deps.usage, state, entry.cost.total);
   // After the log entry, so a job read as finished always has its output to show.
   if (state.mode === 'async') {
     await settleJob(deps, state, {

@@ -21,6 +21,8 @@ export interface ExecutionRequest {
   input: Record<string, unknown>;
   startedAt: string;
   mode: 'sync' | 'async';
+  /** Whose usage the run's cost is added to (core/limits): `user#<id>` or `org#<id>`; absent: the user's. */
+  usageOwner?: string;
 }
 
 /** What the Step task returns; the state machine routes on `status`. */

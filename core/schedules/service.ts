@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { validateStartInput } from '../engine/input';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError, UsageLimitExceededError, ValidationError } from '../errors';
 import { permits } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
@@ -168,6 +168,11 @@ export interface FireDeps {
   identity: Pick<IdentityStore, 'getWorkspaceMembership'>;
   workflows: Pick<WorkflowStore, 'getWorkflow' | 'getDeployment'>;
   schedules: Pick<ScheduleStore, 'getSchedule' | 'recordFire'>;
+  /**
+   * Whose usage a run of this user counts against (core/limits): its owner's key, or a
+   * UsageLimitExceededError when the owner's usage limit is reached.
+   */
+  usageOwnerOf(userId: string): Promise<string>;
   now: () => Date;
 }
 
@@ -234,6 +239,14 @@ export async function runRequestForFire(
     });
     return undefined;
   }
+  let usageOwner: string;
+  try {
+    usageOwner = await deps.usageOwnerOf(schedule.userId);
+  } catch (error) {
+    if (!(error instanceof UsageLimitExceededError)) throw error;
+    await deps.schedules.recordFire(fire.workflowId, { scheduledTime, error: error.message });
+    return undefined;
+  }
   await deps.schedules.recordFire(fire.workflowId, { scheduledTime });
   return {
     executionId: fireExecutionId(fire.workflowId, scheduledTime),
@@ -245,5 +258,6 @@ export async function runRequestForFire(
     input,
     startedAt: deps.now().toISOString(),
     mode: 'async',
+    usageOwner,
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Turns a route of the route table into a Lambda handler: authenticate, parse and validate with
- * the route's zod schemas, call the route's function, answer JSON, map errors.
+ * Turns a route of the route table into a Lambda handler: authenticate, draw the request's token,
+ * parse and validate with the route's zod schemas, call the route's function, answer JSON, map
+ * errors; every answer carries the X-RateLimit-* headers of the bucket the request drew from.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -11,6 +12,7 @@ import { ValidationError } from '../../core/errors';
 import { authenticate, type Principal } from '../../core/identity/service';
 import { identityDeps } from '../wiring/identity';
 import { requireAdminKey } from './admin-key';
+import { admitRequest, countFailedAuthentication, RequestLimits, refuseBlockedSource } from './limits';
 import { logger, withInvocationLogger } from './logger';
 import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
@@ -31,6 +33,8 @@ export interface RouteInput<R> {
   principal: R extends { auth: 'apiKey' } ? Principal : undefined;
   headers: Record<string, string>;
   event: APIGatewayProxyEvent;
+  /** The bucket the request drew from and whose limits apply (its owner); a handler may draw itself. */
+  limits: RequestLimits;
 }
 
 export function httpRoute<Id extends RouteId>(
@@ -39,24 +43,52 @@ export function httpRoute<Id extends RouteId>(
 ) {
   const route = findRoute(id);
   const handle = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const limits = new RequestLimits();
     try {
-      return toProxyResult(await fn(await routeInputOf<RouteById<Id>>(route, event)));
+      const response = await fn(await routeInputOf<RouteById<Id>>(route, event, limits));
+      return toProxyResult(withLimitHeaders(response, limits));
     } catch (error) {
-      return toProxyResult(errorResponse(error));
+      return toProxyResult(withLimitHeaders(await failureResponse(error, event, limits), limits));
     }
   };
   return withInvocationLogger(middy(handle).use(injectLambdaContext(logger, { resetKeys: true })));
 }
 
-/** Authenticates the request and parses its parameters and body with the route's schemas. */
+/** The error answer; a failed authentication counts against its source address (maybe a 429). */
+export async function failureResponse(
+  error: unknown,
+  event: APIGatewayProxyEvent,
+  limits: RequestLimits,
+): Promise<JsonResponse> {
+  try {
+    return errorResponse(await countFailedAuthentication(error, event, limits));
+  } catch (countingError) {
+    return errorResponse(countingError);
+  }
+}
+
+export function withLimitHeaders(response: JsonResponse, limits: RequestLimits): JsonResponse {
+  const headers = limits.headers();
+  return Object.keys(headers).length
+    ? { ...response, headers: { ...response.headers, ...headers } }
+    : response;
+}
+
+/**
+ * Authenticates the request, draws its token, and parses its parameters and body with the route's
+ * schemas: a request refused for its rate is not parsed, and one refused as malformed has paid.
+ */
 export async function routeInputOf<R>(
   route: RouteDefinition,
   event: APIGatewayProxyEvent,
+  limits: RequestLimits,
 ): Promise<RouteInput<R>> {
+  refuseBlockedSource(event);
   const headers = lowercaseHeaders(event.headers);
   // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
   const pathParameters = decodePathParameters(event.pathParameters);
   const principal = await authorize(route, headers);
+  if (principal) await admitRequest(route, principal, headers, limits);
   return {
     params: validate(route.request?.params, pathParameters, 'path parameter'),
     query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
@@ -64,6 +96,7 @@ export async function routeInputOf<R>(
     principal,
     headers,
     event,
+    limits,
   } as RouteInput<R>;
 }
 

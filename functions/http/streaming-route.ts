@@ -13,8 +13,9 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { findRoute, type RouteId } from '../../catalog/routes';
 import { logger, withInvocationLogger } from './logger';
-import { errorResponse, type JsonResponse, toProxyResult } from './responses';
-import { type RouteById, type RouteInput, routeInputOf } from './route';
+import { RequestLimits } from './limits';
+import { type JsonResponse, toProxyResult } from './responses';
+import { failureResponse, type RouteById, type RouteInput, routeInputOf, withLimitHeaders } from './route';
 
 /** Where a streamed answer goes: status and headers first, then the body in pieces. */
 export interface ResponseSink {
@@ -58,26 +59,27 @@ export function streamingHttpRoute<Id extends RouteId>(
   const stream = async (event: APIGatewayProxyEvent, sink: ResponseSink): Promise<void> => {
     let response: JsonResponse | undefined;
     let started = false;
+    const limits = new RequestLimits();
     const tracked: ResponseSink = {
       start(statusCode, headers) {
         started = true;
-        sink.start(statusCode, headers);
+        sink.start(statusCode, { ...headers, ...limits.headers() });
       },
       write: (text) => sink.write(text),
       end: () => sink.end(),
     };
     try {
-      response = await fn(await routeInputOf<RouteById<Id>>(route, event), tracked);
+      response = await fn(await routeInputOf<RouteById<Id>>(route, event, limits), tracked);
     } catch (error) {
       // Status and headers are gone already: a second prelude would corrupt the stream, so it ends.
       if (started) {
         logger.error('Streamed answer broke after it began', { error: error as Error });
         return sink.end();
       }
-      response = errorResponse(error);
+      response = await failureResponse(error, event, limits);
     }
     if (!response) return;
-    const result = toProxyResult(response);
+    const result = toProxyResult(withLimitHeaders(response, limits));
     sink.start(result.statusCode, result.headers as Record<string, string>);
     sink.write(result.body);
     sink.end();

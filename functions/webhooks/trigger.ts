@@ -4,13 +4,14 @@ import { prepareRun } from '../../core/runs/service';
 import { resolveWebhookCall } from '../../core/webhooks/service';
 import { parseJsonBody, requireJsonContentType } from '../http/json-body';
 import { logger } from '../http/logger';
+import { admitExecutionOrCall } from '../http/limits';
 import { httpRoute } from '../http/route';
 import { prepareDeps } from '../wiring/execution';
 import { enqueueDeps } from '../wiring/jobs';
 import { webhookDeps } from '../wiring/webhooks';
 
 /** A webhook call: signed (or bearer) when the webhook has a secret; its JSON body is the run's input. */
-export const handler = httpRoute('triggerWebhook', async ({ params, headers, event }) => {
+export const handler = httpRoute('triggerWebhook', async ({ params, headers, event, limits }) => {
   const rawBody = event.isBase64Encoded
     ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
     : (event.body ?? '');
@@ -19,6 +20,8 @@ export const handler = httpRoute('triggerWebhook', async ({ params, headers, eve
     authorizationHeader: headers.authorization,
     rawBody,
   });
+  // The owner's async bucket, as an asynchronous execution by the owner would draw.
+  const owner = await admitExecutionOrCall(principal.user, 'async', limits);
   if (rawBody !== '') requireJsonContentType(headers['content-type']);
   const input = parseJsonBody(event);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -27,6 +30,7 @@ export const handler = httpRoute('triggerWebhook', async ({ params, headers, eve
   const request = await prepareRun(prepareDeps(), principal, workflowId, input as Record<string, unknown>, {
     trigger: 'webhook',
     mode: 'async',
+    usageOwner: owner.key,
   });
   logger.appendKeys({ executionId: request.executionId, workflowId, webhookId });
   return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };

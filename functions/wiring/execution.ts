@@ -3,6 +3,7 @@ import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
+import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
 import type { ExecutionStarter } from '../../core/runs/types';
 import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
 import { cachedDeployments } from '../../core/workflows/deployment-cache';
@@ -53,6 +54,7 @@ export function executionStarter(): ExecutionStarter {
 export function finalizeDeps(): FinalizeDeps {
   return {
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    usage: DynamoLimitsStore.fromEnv(),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
     jobs: DynamoJobStore.fromEnv({ blobStore: blobStore() }),
     now: () => new Date(),

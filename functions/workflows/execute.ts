@@ -6,6 +6,7 @@ import { enqueueRun } from '../../core/jobs/service';
 import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/service';
 import { prepareStream, streamRun } from '../../core/runs/stream';
+import { executionBucketOf } from '../http/limits';
 import { logger } from '../http/logger';
 import { streamingHttpRoute } from '../http/streaming-route';
 import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/execution';
@@ -13,14 +14,18 @@ import { enqueueDeps } from '../wiring/jobs';
 
 export const handler = streamingHttpRoute(
   'executeWorkflow',
-  async ({ principal, params, body, headers }, sink) => {
+  async ({ principal, params, body, headers, limits }, sink) => {
     const { stream, selectedOutputs, ...input } = body;
-    const mode = headers['x-execution-mode']?.trim().toLowerCase() === 'async' ? 'async' : 'sync';
+    const mode = executionBucketOf(headers);
     const streamed =
       mode === 'sync' && (stream === true || headers['x-stream-response']?.trim().toLowerCase() === 'true');
     // A streamed run is not bound by the sync budget: its caller gets answers as it goes.
     const prepare = streamed ? { ...prepareDeps(), syncBudgetInMs: undefined } : prepareDeps();
-    const request = await prepareRun(prepare, principal, params.workflowId, input, { trigger: 'api', mode });
+    const request = await prepareRun(prepare, principal, params.workflowId, input, {
+      trigger: 'api',
+      mode,
+      usageOwner: limits.owner?.key,
+    });
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     if (mode === 'async') return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
     if (streamed) {

@@ -8,11 +8,12 @@ import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/executi
 /** A run by hand: answered like a sync execute, logged with trigger `manual`. */
 export const handler = httpRoute(
   'runWorkflow',
-  async ({ principal, params, body }): Promise<JsonResponse> => {
+  async ({ principal, params, body, limits }): Promise<JsonResponse> => {
     const request = await prepareRun(prepareDeps(), principal, params.workflowId, body.input ?? {}, {
       trigger: 'manual',
       mode: 'sync',
       draft: body.draft === true,
+      usageOwner: limits.owner?.key,
     });
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     const answer = await withinSyncDeadline(

@@ -54,14 +54,18 @@ export async function ensureTables(client: DynamoDBClient): Promise<void> {
               { AttributeName: table.partitionKey, KeyType: 'HASH' },
               { AttributeName: table.sortKey, KeyType: 'RANGE' },
             ],
-            GlobalSecondaryIndexes: table.indexes.map((index) => ({
-              IndexName: index.name,
-              KeySchema: [
-                { AttributeName: index.partitionKey, KeyType: 'HASH' },
-                { AttributeName: index.sortKey, KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: 'ALL' },
-            })),
+            // DynamoDB refuses an empty list: a table without indexes names none.
+            GlobalSecondaryIndexes:
+              table.indexes.length === 0
+                ? undefined
+                : table.indexes.map((index) => ({
+                    IndexName: index.name,
+                    KeySchema: [
+                      { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                      { AttributeName: index.sortKey, KeyType: 'RANGE' },
+                    ],
+                    Projection: { ProjectionType: 'ALL' },
+                  })),
           }),
         );
       }

@@ -6,7 +6,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { keys } from '../../catalog/resources';
-import { type RouteDefinition, routes, workers } from '../../catalog/routes';
+import { type RouteDefinition, routeAccess, routes, workers } from '../../catalog/routes';
 import { keyActions } from '../../lib/constructs/resource-access';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { type PolicyStatement, asList, logicalIdOf, ofType, statementsOfRole, synthesizeApp } from './app';
@@ -20,7 +20,7 @@ const functions: { id: string; fn: ServiceFunction; access: RouteDefinition['acc
   ...allRoutes.map((route) => ({
     id: route.id,
     fn: stacks.routes[route.tag].functions[route.id],
-    access: route.access,
+    access: routeAccess(route),
   })),
   ...Object.values(workers).map((worker) => ({
     id: worker.id,

@@ -7,7 +7,7 @@ import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { executionDefinition } from '../../catalog/execution-definition';
 import { buckets, keys, queues, tables } from '../../catalog/resources';
-import { type RouteDefinition, routes, workers } from '../../catalog/routes';
+import { type RouteDefinition, routeAccess, routes, workers } from '../../catalog/routes';
 import { apiStageName, apiThrottling } from '../../lib/api-stack';
 import {
   defaultMemoryInMb,
@@ -122,7 +122,7 @@ describe('functions', () => {
         .Variables;
       const expected = [
         ...base,
-        ...envVarsFor(route.access),
+        ...envVarsFor(routeAccess(route)),
         ...(route.auth === 'admin' ? [adminKeySecretEnvVar] : []),
       ];
       expect(Object.keys(variables).sort(), route.id).toEqual(expected.sort());

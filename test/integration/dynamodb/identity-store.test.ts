@@ -56,6 +56,7 @@ const anOrganization = (ownerId: string): Organization => ({
   id: newId('org'),
   name: 'Analytical Engines Ltd',
   ownerId,
+  plan: 'team',
   createdAt: '2025-01-02T03:04:05.000Z',
 });
 

@@ -1,5 +1,5 @@
 /**
- * A private dynalite (the DynamoDB API, in memory, on loopback) with the catalogue's two tables,
+ * A private dynalite (the DynamoDB API, in memory, on loopback) with the catalogue's tables,
  * reached through the real AWS SDK, plus an in-memory blob store for the S3-pointer cases.
  */
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ export interface LocalDynamoDb {
   /** Table names, as the catalogue names them. */
   entitiesTable: string;
   executionsTable: string;
+  limitsTable: string;
   /** The raw stored item (key attributes included), or undefined. */
   rawItem(tableName: string, pk: string, sk: string): Promise<GetItemCommandOutput['Item']>;
   stop(): Promise<void>;
@@ -42,6 +43,7 @@ export async function startLocalDynamoDb(): Promise<LocalDynamoDb> {
     client,
     entitiesTable: 'entities',
     executionsTable: 'executions',
+    limitsTable: 'limits',
     async rawItem(tableName, pk, sk) {
       const result = await raw.send(
         new GetItemCommand({

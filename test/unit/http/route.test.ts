@@ -1,4 +1,6 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError, ValidationError } from '../../../core/errors';
 import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
 import { logger, withInvocationLogger } from '../../../functions/http/logger';
@@ -8,13 +10,23 @@ import { lambdaContext, proxyEvent } from './proxy-event';
 
 const context = lambdaContext;
 const event = proxyEvent;
+// A failed authentication takes a token of its source address: the store admits it here.
+const dynamo = mockClient(DynamoDBDocumentClient);
 
 describe('httpRoute', () => {
   beforeEach(() => {
     process.env.ADMIN_API_KEY = 'unit-admin-key';
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+    process.env.LIMITS_TABLE = 'limits';
+    delete process.env.RATE_LIMITS_JSON;
     forgetAdminKey();
+    dynamo.reset();
+    dynamo.on(UpdateCommand).callsFake((input) => {
+      const values = input.ExpressionAttributeValues;
+      return { Attributes: { tat_authFailures: values[':next'] ?? values[':now'] + values[':interval'] } };
+    });
   });
+  afterAll(() => dynamo.restore());
 
   it('answers JSON with the status the route function returns', async () => {
     const handler = httpRoute('getHealth', async () => ({ statusCode: 200, body: { status: 'ok' } }));
@@ -28,6 +40,8 @@ describe('httpRoute', () => {
     const handler = httpRoute('adminCreateUser', async () => ({ statusCode: 201, body: {} }));
     const result = await handler(event({ body: '{broken' }), context);
     expect(result.statusCode).toBe(401);
+    // The default of 20 failures per address, one of them taken.
+    expect(result.headers?.['X-RateLimit-Remaining']).toBe('19');
   });
 
   it('accepts the admin key header in any case', async () => {

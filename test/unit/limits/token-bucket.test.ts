@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  admittedState,
   type BucketRate,
+  bucketState,
   refusedState,
   remainingAt,
   take,
@@ -58,14 +58,25 @@ describe('take', () => {
 });
 
 describe('bucket state', () => {
-  it('counts the tokens left after a request', () => {
+  it('counts the tokens left after a request, and says when the next one comes', () => {
     const { tat } = burst(free, undefined, start, 20);
     expect(remainingAt(free, tat as number, start)).toBe(100);
-    expect(admittedState(free, tat as number, start)).toEqual({
+    expect(bucketState(free, tat as number, start)).toEqual({
       limit: 60,
       remaining: 100,
-      resetAt: new Date(start + 20_000).toISOString(),
+      resetAt: new Date(start + 1000).toISOString(),
     });
+    expect(bucketState(free, tat as number, start + 400).resetAt).toBe(new Date(start + 1000).toISOString());
+  });
+
+  it('shows a new or refilled bucket full, its reset now', () => {
+    expect(bucketState(free, undefined, start)).toEqual({
+      limit: 60,
+      remaining: 120,
+      resetAt: new Date(start).toISOString(),
+    });
+    const { tat } = burst(free, undefined, start, 120);
+    expect(bucketState(free, tat as number, start + 120_000).remaining).toBe(120);
   });
 
   it('tells a refused request the whole seconds until its next token', () => {
@@ -73,7 +84,7 @@ describe('bucket state', () => {
     expect(refusedState(free, tat as number, start + 200)).toEqual({
       limit: 60,
       remaining: 0,
-      resetAt: new Date(start + 120_000).toISOString(),
+      resetAt: new Date(start + 1000).toISOString(),
       retryAfterInSeconds: 1,
     });
     const slow: BucketRate = { requestsPerMinute: 2, maxBurst: 1 };

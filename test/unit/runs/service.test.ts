@@ -76,6 +76,16 @@ function stepDeps(code: string, budgetInMs: number, checkpoints = new MemoryChec
   };
 }
 
+/** Usage additions, as the limits store would receive them. */
+const usageLedger = () => {
+  const added: { ownerKey: string; period: string; executionId: string; costInUsd: number }[] = [];
+  return {
+    added,
+    addRunCost: async (ownerKey: string, period: string, executionId: string, costInUsd: number) =>
+      void added.push({ ownerKey, period, executionId, costInUsd }),
+  };
+};
+
 // Sync runs have no job to settle.
 const noJobs = {
   updateJob: async () => expect.unreachable('a sync run settles no job'),
@@ -135,6 +145,7 @@ describe('finalizeRun', () => {
         logs: store as never,
         checkpoints: new MemoryCheckpoints(),
         jobs: noJobs,
+        usage: usageLedger(),
         now,
         baseChargePerRunInUsd: 0,
       },
@@ -159,7 +170,14 @@ describe('finalizeRun', () => {
       state(),
     );
     const answer = await finalizeRun(
-      { logs: store as never, checkpoints, jobs: noJobs, now, baseChargePerRunInUsd: 0 },
+      {
+        logs: store as never,
+        checkpoints,
+        jobs: noJobs,
+        usage: usageLedger(),
+        now,
+        baseChargePerRunInUsd: 0,
+      },
       state({ step: big }),
     );
     expect(typeof answer.body.output).toBe('string');
@@ -178,6 +196,7 @@ describe('finalizeRun', () => {
         logs: store as never,
         checkpoints: new MemoryCheckpoints(),
         jobs: noJobs,
+        usage: usageLedger(),
         now,
         baseChargePerRunInUsd: 0,
       },
@@ -202,12 +221,37 @@ describe('base charge', () => {
         logs: { putLogEntry: async (entry: ExecutionLogEntry) => void written.push(entry) } as never,
         checkpoints: new MemoryCheckpoints(),
         jobs: noJobs,
+        usage: usageLedger(),
         now: () => new Date('2026-01-01T00:00:01.000Z'),
         baseChargePerRunInUsd: 0.002,
       },
       state({ step: done }),
     );
     expect(written[0].cost.total).toBeCloseTo(0.002, 10);
+  });
+
+  it("adds the run's cost to its owner's usage in the month the run started", async () => {
+    // Prepare
+    const usage = usageLedger();
+    const done = await executeStep(stepDeps('return 5;', 60_000), state());
+
+    // Act
+    await finalizeRun(
+      {
+        logs: { putLogEntry: async () => undefined } as never,
+        checkpoints: new MemoryCheckpoints(),
+        jobs: noJobs,
+        usage,
+        now: () => new Date('2026-02-01T00:00:01.000Z'),
+        baseChargePerRunInUsd: 0.002,
+      },
+      state({ step: done, usageOwner: 'org#org_1', startedAt: '2026-01-31T23:59:59.000Z' }),
+    );
+
+    // Assess
+    expect(usage.added).toEqual([
+      { ownerKey: 'org#org_1', period: '2026-01', executionId: state().executionId, costInUsd: 0.002 },
+    ]);
   });
 });
 

@@ -100,6 +100,7 @@ function deps(
         recordDuration: async () => undefined,
       },
       now: () => new Date(clockInMs),
+      usage: { addRunCost: async () => undefined },
       baseChargePerRunInUsd: 0,
     },
   };

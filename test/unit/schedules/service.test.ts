@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../../core/errors';
+import {
+  ForbiddenError,
+  NotFoundError,
+  UsageLimitExceededError,
+  ValidationError,
+} from '../../../core/errors';
 import {
   applyWorkflowSchedule,
   deleteSchedule,
@@ -37,7 +42,13 @@ function fixture() {
     registry,
     now: () => NOW,
   };
-  const fireDeps: FireDeps = { identity: members.store, workflows, schedules, now: () => NOW };
+  const fireDeps: FireDeps = {
+    identity: members.store,
+    workflows,
+    schedules,
+    usageOwnerOf: async (userId) => `user#${userId}`,
+    now: () => NOW,
+  };
   return { deps, fireDeps, schedules, workflows, registry, members };
 }
 
@@ -378,7 +389,29 @@ describe('runRequestForFire', () => {
       input: { topic: 'news' },
       startedAt: NOW.toISOString(),
       mode: 'async',
+      usageOwner: 'user#usr_writer',
     });
+  });
+
+  it('starts no run past the usage limit, and says why on the schedule', async () => {
+    // Prepare
+    const { deps, fireDeps, schedules } = fixture();
+    await putSchedule(deps, writer, 'wf_live', { cron: '0 12 * * *', input: { topic: 'news' } });
+    const overLimit: FireDeps = {
+      ...fireDeps,
+      usageOwnerOf: async () => {
+        throw new UsageLimitExceededError(
+          'Usage limit exceeded: $10.00 used of the $10.00 this month allows',
+        );
+      },
+    };
+
+    // Act
+    const request = await runRequestForFire(overLimit, fire);
+
+    // Assess
+    expect(request).toBeUndefined();
+    expect((await schedules.getSchedule('wf_live'))?.lastError).toContain('Usage limit exceeded');
   });
 
   it('answers the same execution id for a fire delivered twice, and notes the fire once', async () => {

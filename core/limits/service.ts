@@ -1,0 +1,196 @@
+/**
+ * The limit use cases: whose limits apply to a user, taking a token, refusing a run past the usage
+ * limit, adding a run's cost once, and the views of an owner's limits (the limits block of the log
+ * API and notifications, and the usage limits object).
+ */
+import { UsageLimitExceededError } from '../errors';
+import type { IdentityStore, User } from '../identity/types';
+import { type LimitsConfig, ranksAbove } from './plans';
+import { type BucketRate, type BucketState, bucketState, refusedState } from './token-bucket';
+import type { BucketKind, BucketName, LimitOwner, LimitsStore } from './types';
+
+export interface LimitsDeps {
+  store: LimitsStore;
+  organizations: Pick<IdentityStore, 'getOrganization'>;
+  config: LimitsConfig;
+  now: () => Date;
+}
+
+/** What a request drew from a bucket (or, when it draws nothing, saw of it). */
+export interface Admission {
+  bucket: BucketName;
+  admitted: boolean;
+  state: BucketState;
+  /** The owner's cost in the current period. */
+  periodCostUsd: number;
+}
+
+/**
+ * The user's own limits, or their organization's when its plan ranks higher: the organization is
+ * then the owner, so its members share its buckets and its usage.
+ */
+export async function limitOwnerOf(deps: LimitsDeps, user: User): Promise<LimitOwner> {
+  if (user.organizationId) {
+    const organization = await deps.organizations.getOrganization(user.organizationId);
+    if (organization && ranksAbove(organization.plan, user.plan)) {
+      return {
+        key: `org#${organization.id}`,
+        plan: organization.plan,
+        usageLimitUsd: organization.usageLimitUsd ?? deps.config.usageLimitsUsd[organization.plan],
+      };
+    }
+  }
+  return {
+    key: `user#${user.id}`,
+    plan: user.plan,
+    usageLimitUsd: user.usageLimitUsd ?? deps.config.usageLimitsUsd[user.plan],
+  };
+}
+
+/** The usage period a moment falls in: its calendar month, UTC (`2026-11`). */
+export function usagePeriodOf(moment: Date | string): string {
+  return new Date(moment).toISOString().slice(0, 7);
+}
+
+function rateOf(deps: LimitsDeps, owner: LimitOwner, kind: BucketKind): BucketRate {
+  return deps.config.plans[owner.plan][kind];
+}
+
+/** Takes one token from the owner's bucket; a refused take is answered, not thrown. */
+export async function takeToken(deps: LimitsDeps, owner: LimitOwner, kind: BucketKind): Promise<Admission> {
+  return take(deps, owner.key, kind, rateOf(deps, owner, kind));
+}
+
+/** Counts a failed authentication against its source address. */
+export async function takeAuthFailure(deps: LimitsDeps, sourceAddress: string): Promise<Admission> {
+  return take(deps, `source#${sourceAddress}`, 'authFailures', deps.config.authFailures);
+}
+
+async function take(deps: LimitsDeps, ownerKey: string, bucket: BucketName, rate: BucketRate) {
+  const now = deps.now();
+  const nowInMs = now.getTime();
+  const outcome = await deps.store.take(ownerKey, bucket, rate, nowInMs, usagePeriodOf(now));
+  return {
+    bucket,
+    admitted: outcome.admitted,
+    state: outcome.admitted
+      ? bucketState(rate, outcome.tatInMs, nowInMs)
+      : refusedState(rate, outcome.tatInMs, nowInMs),
+    periodCostUsd: outcome.periodCostUsd,
+  };
+}
+
+/** The bucket as it stands, for a request that draws nothing from it (a manual run). */
+export async function peekToken(deps: LimitsDeps, owner: LimitOwner, kind: BucketKind): Promise<Admission> {
+  const now = deps.now();
+  const limits = await deps.store.read(owner.key, usagePeriodOf(now));
+  return {
+    bucket: kind,
+    admitted: true,
+    state: bucketState(rateOf(deps, owner, kind), limits.tatInMs[kind], now.getTime()),
+    periodCostUsd: limits.periodCostUsd,
+  };
+}
+
+/** Refuses a new run once the period's cost has reached the owner's usage limit. */
+export function requireUsageLeft(owner: LimitOwner, periodCostUsd: number, now: Date): void {
+  if (periodCostUsd < owner.usageLimitUsd) return;
+  const nextPeriod = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+  throw new UsageLimitExceededError(
+    `Usage limit exceeded: ${usd(periodCostUsd)} used of the ${usd(owner.usageLimitUsd)} this month allows on the ${owner.plan} plan. New runs are refused until ${nextPeriod.slice(0, 10)} or until the limit is raised`,
+  );
+}
+
+const usd = (value: number) => `$${value.toFixed(2)}`;
+
+/** The owner of a run no request starts (a schedule fire); a UsageLimitExceededError past its limit. */
+export async function admitBackgroundRun(deps: LimitsDeps, user: User): Promise<LimitOwner> {
+  const owner = await limitOwnerOf(deps, user);
+  const now = deps.now();
+  const { periodCostUsd } = await deps.store.read(owner.key, usagePeriodOf(now));
+  requireUsageLeft(owner, periodCostUsd, now);
+  return owner;
+}
+
+/** Adds a finished run's cost to the period it started in, once however often it is called. */
+export async function recordRunCost(
+  store: Pick<LimitsStore, 'addRunCost'>,
+  run: { executionId: string; userId: string; usageOwner?: string; startedAt: string },
+  costUsd: number,
+): Promise<void> {
+  if (!(costUsd > 0)) return;
+  const ownerKey = run.usageOwner ?? `user#${run.userId}`;
+  await store.addRunCost(ownerKey, usagePeriodOf(run.startedAt), run.executionId, costUsd);
+}
+
+export interface ExecutionBucketView {
+  requestsPerMinute: number;
+  maxBurst: number;
+  remaining: number;
+  resetAt: string;
+}
+
+/** The limits block of the log API and of notifications. */
+export interface LimitsBlock {
+  workflowExecutionRateLimit: { sync: ExecutionBucketView; async: ExecutionBucketView };
+  usage: { currentPeriodCost: number; limit: number; plan: string; isExceeded: boolean };
+}
+
+export async function limitsBlock(deps: LimitsDeps, owner: LimitOwner): Promise<LimitsBlock> {
+  const { buckets, periodCostUsd } = await executionBuckets(deps, owner);
+  const view = (kind: 'sync' | 'async'): ExecutionBucketView => ({
+    requestsPerMinute: buckets[kind].rate.requestsPerMinute,
+    maxBurst: buckets[kind].rate.maxBurst,
+    remaining: buckets[kind].state.remaining,
+    resetAt: buckets[kind].state.resetAt,
+  });
+  return {
+    workflowExecutionRateLimit: { sync: view('sync'), async: view('async') },
+    usage: {
+      currentPeriodCost: periodCostUsd,
+      limit: owner.usageLimitUsd,
+      plan: owner.plan,
+      isExceeded: periodCostUsd >= owner.usageLimitUsd,
+    },
+  };
+}
+
+/** The interface's usage limits object (`GET /api/users/me/usage-limits`). */
+export interface UsageLimitsView {
+  success: true;
+  rateLimit: {
+    sync: { isLimited: boolean; limit: number; remaining: number; resetAt: string };
+    async: { isLimited: boolean; limit: number; remaining: number; resetAt: string };
+    authType: 'api' | 'manual';
+  };
+  usage: { currentPeriodCost: number; limit: number; plan: string };
+}
+
+export async function usageLimitsOf(
+  deps: LimitsDeps,
+  owner: LimitOwner,
+  authType: 'api' | 'manual',
+): Promise<UsageLimitsView> {
+  const { buckets, periodCostUsd } = await executionBuckets(deps, owner);
+  const view = (kind: 'sync' | 'async') => ({
+    isLimited: buckets[kind].state.remaining === 0,
+    limit: buckets[kind].state.limit,
+    remaining: buckets[kind].state.remaining,
+    resetAt: buckets[kind].state.resetAt,
+  });
+  return {
+    success: true,
+    rateLimit: { sync: view('sync'), async: view('async'), authType },
+    usage: { currentPeriodCost: periodCostUsd, limit: owner.usageLimitUsd, plan: owner.plan },
+  };
+}
+
+async function executionBuckets(deps: LimitsDeps, owner: LimitOwner) {
+  const now = deps.now();
+  const limits = await deps.store.read(owner.key, usagePeriodOf(now));
+  const bucket = (kind: 'sync' | 'async') => {
+    const rate = rateOf(deps, owner, kind);
+    return { rate, state: bucketState(rate, limits.tatInMs[kind], now.getTime()) };
+  };
+  return { buckets: { sync: bucket('sync'), async: bucket('async') }, periodCostUsd: limits.periodCostUsd };
+}

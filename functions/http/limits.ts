@@ -1,0 +1,128 @@
+/**
+ * Rate limits at the edge of every route: which bucket a request draws from (from the route
+ * table), the X-RateLimit-* headers of that bucket on every answer, errors included, the 429, and
+ * failed authentication counted per source address.
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { RouteDefinition } from '../../catalog/routes';
+import { isServiceError, RateLimitExceededError } from '../../core/errors';
+import type { Principal } from '../../core/identity/service';
+import type { User } from '../../core/identity/types';
+import { BlockedSources } from '../../core/limits/blocked-sources';
+import {
+  type Admission,
+  limitOwnerOf,
+  peekToken,
+  requireUsageLeft,
+  takeAuthFailure,
+  takeToken,
+} from '../../core/limits/service';
+import type { BucketKind, LimitOwner } from '../../core/limits/types';
+import { limitsDeps } from '../wiring/limits';
+
+/** What one request drew, kept so that whatever it is answered carries the bucket's headers. */
+export class RequestLimits {
+  owner?: LimitOwner;
+  admission?: Admission;
+
+  headers(): Record<string, string> {
+    if (!this.admission) return {};
+    const { state } = this.admission;
+    return {
+      'X-RateLimit-Limit': String(state.limit),
+      'X-RateLimit-Remaining': String(state.remaining),
+      'X-RateLimit-Reset': state.resetAt,
+    };
+  }
+}
+
+/** `sync`, or `async` with `X-Execution-Mode: async`; a streamed run draws from `sync`. */
+export function executionBucketOf(headers: Record<string, string>): 'sync' | 'async' {
+  return headers['x-execution-mode']?.trim().toLowerCase() === 'async' ? 'async' : 'sync';
+}
+
+/**
+ * Draws the token of a key-authenticated request: from `api`, from the execution bucket of its
+ * mode, or (a manual run) nothing, with the `sync` bucket shown. An execution past the usage limit
+ * is refused after its token is counted.
+ */
+export async function admitRequest(
+  route: RouteDefinition,
+  principal: Principal,
+  headers: Record<string, string>,
+  limits: RequestLimits,
+): Promise<void> {
+  const deps = limitsDeps();
+  if (route.rateLimit === 'manual') {
+    const owner = await ownerFor(principal.user, limits);
+    limits.admission = await peekToken(deps, owner, 'sync');
+    return requireUsageLeft(owner, limits.admission.periodCostUsd, deps.now());
+  }
+  const kind = route.rateLimit === 'execution' ? executionBucketOf(headers) : 'api';
+  await admitExecutionOrCall(principal.user, kind, limits);
+}
+
+/** Draws a token from `kind` for the user's owner; 429 when none is left, 402 for a run past the usage limit. */
+export async function admitExecutionOrCall(
+  user: User,
+  kind: BucketKind,
+  limits: RequestLimits,
+): Promise<LimitOwner> {
+  const deps = limitsDeps();
+  const owner = await ownerFor(user, limits);
+  limits.admission = await takeToken(deps, owner, kind);
+  if (!limits.admission.admitted) throw rateLimitError(limits.admission);
+  if (kind !== 'api') requireUsageLeft(owner, limits.admission.periodCostUsd, deps.now());
+  return owner;
+}
+
+async function ownerFor(user: User, limits: RequestLimits): Promise<LimitOwner> {
+  limits.owner ??= await limitOwnerOf(limitsDeps(), user);
+  return limits.owner;
+}
+
+function rateLimitError(admission: Admission): RateLimitExceededError {
+  const what =
+    admission.bucket === 'authFailures'
+      ? 'failed authentications from this address'
+      : `the ${admission.bucket} bucket`;
+  return new RateLimitExceededError(
+    admission.state.retryAfterInSeconds ?? 1,
+    `Rate limit exceeded: no tokens left in ${what}; retry after ${admission.state.retryAfterInSeconds ?? 1} s`,
+  );
+}
+
+const blockedSources = new BlockedSources();
+
+function sourceOf(event: APIGatewayProxyEvent): string {
+  return event.requestContext?.identity?.sourceIp || 'unknown';
+}
+
+/** A source address out of failed authentications is refused before anything else is done. */
+export function refuseBlockedSource(event: APIGatewayProxyEvent): void {
+  const nowInMs = Date.now();
+  const until = blockedSources.blockedUntil(sourceOf(event), nowInMs);
+  if (until === undefined) return;
+  const retryAfterInSeconds = Math.max(1, Math.ceil((until - nowInMs) / 1000));
+  throw new RateLimitExceededError(
+    retryAfterInSeconds,
+    `Too many failed authentications from this address; retry after ${retryAfterInSeconds} s`,
+  );
+}
+
+/**
+ * A 401 counts against its source address; once the address is out of tokens, the answer is a
+ * 429 instead, and the address is refused up front until its next token.
+ */
+export async function countFailedAuthentication(
+  error: unknown,
+  event: APIGatewayProxyEvent,
+  limits: RequestLimits,
+): Promise<unknown> {
+  if (!isServiceError(error) || error.statusCode !== 401) return error;
+  const source = sourceOf(event);
+  limits.admission = await takeAuthFailure(limitsDeps(), source);
+  if (limits.admission.admitted) return error;
+  blockedSources.block(source, Date.parse(limits.admission.state.resetAt));
+  return rateLimitError(limits.admission);
+}

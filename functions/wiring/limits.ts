@@ -1,0 +1,33 @@
+import { DynamoIdentityStore } from '../../adapters/dynamodb/identity-store';
+import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
+import { type LimitsConfig, limitsConfigFrom } from '../../core/limits/plans';
+import type { LimitsDeps } from '../../core/limits/service';
+
+let cached: { source: string; config: LimitsConfig } | undefined;
+
+/**
+ * `RATE_LIMITS_JSON` and `USAGE_LIMITS_JSON` parsed once per value: a malformed one fails every
+ * request with a 500 (and a log line naming it) rather than letting anything through unlimited.
+ */
+export function limitsConfig(): LimitsConfig {
+  const source = `${process.env.RATE_LIMITS_JSON ?? ''}\n${process.env.USAGE_LIMITS_JSON ?? ''}`;
+  if (cached?.source !== source)
+    cached = {
+      source,
+      config: limitsConfigFrom({
+        RATE_LIMITS_JSON: process.env.RATE_LIMITS_JSON,
+        USAGE_LIMITS_JSON: process.env.USAGE_LIMITS_JSON,
+      }),
+    };
+  return cached.config;
+}
+
+export function limitsDeps(): LimitsDeps {
+  return {
+    store: DynamoLimitsStore.fromEnv(),
+    // Read only for users in an organization; routes that count failed authentications need no more.
+    organizations: { getOrganization: (id) => DynamoIdentityStore.fromEnv().getOrganization(id) },
+    config: limitsConfig(),
+    now: () => new Date(),
+  };
+}

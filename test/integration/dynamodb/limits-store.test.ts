@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoLimitsStore } from '../../../adapters/dynamodb/limits-store';
+import { newId } from '../../../core/ids';
+import type { BucketRate } from '../../../core/limits/token-bucket';
+import { type LocalDynamoDb, startLocalDynamoDb } from './local-dynamodb';
+
+let dynamo: LocalDynamoDb;
+let store: DynamoLimitsStore;
+const free: BucketRate = { requestsPerMinute: 60, maxBurst: 120 };
+const now = Date.parse('2026-11-22T12:00:00.000Z');
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamoDb();
+  store = new DynamoLimitsStore({ client: dynamo.client, tableName: dynamo.limitsTable });
+});
+afterAll(async () => {
+  await dynamo?.stop();
+});
+
+const owner = () => `user#${newId('usr')}`;
+/** Execution ids are unique across owners, as the marks of costed runs are. */
+const run = () => newId('run');
+
+describe('DynamoLimitsStore buckets', () => {
+  it('lets exactly the burst through 200 concurrent requests, and never past it', async () => {
+    // Prepare
+    const key = owner();
+
+    // Act
+    const outcomes = await Promise.all(Array.from({ length: 200 }, () => store.take(key, 'sync', free, now)));
+
+    // Assess
+    const admitted = outcomes.filter((outcome) => outcome.admitted);
+    expect(admitted).toHaveLength(120);
+    expect(Math.max(...admitted.map((outcome) => outcome.tatInMs))).toBe(now + 120 * 1000);
+    expect((await store.read(key, '2026-11')).tatInMs.sync).toBe(now + 120 * 1000);
+  });
+
+  it('refills at the rate: one more token a second later', async () => {
+    const key = owner();
+    await Promise.all(Array.from({ length: 120 }, () => store.take(key, 'sync', free, now)));
+    expect((await store.take(key, 'sync', free, now + 500)).admitted).toBe(false);
+    expect((await store.take(key, 'sync', free, now + 1000)).admitted).toBe(true);
+    expect((await store.take(key, 'sync', free, now + 1000)).admitted).toBe(false);
+  });
+
+  it('keeps the buckets of one owner apart', async () => {
+    const key = owner();
+    await Promise.all(Array.from({ length: 120 }, () => store.take(key, 'sync', free, now)));
+    expect((await store.take(key, 'sync', free, now)).admitted).toBe(false);
+    expect((await store.take(key, 'async', free, now)).admitted).toBe(true);
+    expect(await store.read(key, '2026-11')).toEqual({
+      tatInMs: { sync: now + 120_000, async: now + 1000 },
+      periodCostUsd: 0,
+    });
+  });
+
+  it('starts an idle bucket afresh, full', async () => {
+    const key = owner();
+    await store.take(key, 'api', free, now);
+    const later = await store.take(key, 'api', free, now + 60 * 60_000);
+    expect(later).toEqual({ admitted: true, tatInMs: now + 60 * 60_000 + 1000, periodCostUsd: 0 });
+  });
+
+  it('tells a refused request where the bucket stands', async () => {
+    const key = owner();
+    await Promise.all(Array.from({ length: 120 }, () => store.take(key, 'sync', free, now)));
+    expect(await store.take(key, 'sync', free, now)).toEqual({
+      admitted: false,
+      tatInMs: now + 120_000,
+      periodCostUsd: 0,
+    });
+  });
+});
+
+describe('DynamoLimitsStore usage', () => {
+  it("adds runs' costs to their period, and answers the period's cost with a token", async () => {
+    // Prepare
+    const key = owner();
+
+    // Act
+    await store.addRunCost(key, '2026-11', run(), 0.25);
+    await store.addRunCost(key, '2026-11', run(), 0.5);
+    await store.addRunCost(key, '2026-10', run(), 4);
+
+    // Assess
+    expect((await store.read(key, '2026-11')).periodCostUsd).toBe(0.75);
+    expect((await store.read(key, '2026-10')).periodCostUsd).toBe(4);
+    expect((await store.read(key, '2026-12')).periodCostUsd).toBe(0);
+    expect((await store.take(key, 'sync', free, now, '2026-11')).periodCostUsd).toBe(0.75);
+  });
+
+  it('adds a run once however often it is added again', async () => {
+    const key = owner();
+    const executionId = run();
+    for (let attempt = 0; attempt < 3; attempt++) await store.addRunCost(key, '2026-11', executionId, 1);
+    expect((await store.read(key, '2026-11')).periodCostUsd).toBe(1);
+  });
+
+  it('adds a run once when an earlier attempt stopped after the add, before its mark', async () => {
+    // Prepare: what an attempt leaves when it stops between the two writes
+    const key = owner();
+    await (store as unknown as { addPending: DynamoLimitsStore['addRunCost'] }).addPending(
+      key,
+      '2026-11',
+      'run-1',
+      1,
+    );
+
+    // Act: Finalize redelivered
+    await store.addRunCost(key, '2026-11', 'run-1', 1);
+    await store.addRunCost(key, '2026-11', 'run-1', 1);
+
+    // Assess
+    expect((await store.read(key, '2026-11')).periodCostUsd).toBe(1);
+    const raw = await dynamo.rawItem(dynamo.limitsTable, `LIMITS#${key}`, 'LIMITS');
+    expect(raw?.pendingRuns).toBeUndefined();
+  });
+
+  it('sums many small costs exactly', async () => {
+    const key = owner();
+    await Promise.all(Array.from({ length: 50 }, () => store.addRunCost(key, '2026-11', run(), 0.001)));
+    expect((await store.read(key, '2026-11')).periodCostUsd).toBe(0.05);
+  });
+});

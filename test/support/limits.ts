@@ -1,0 +1,15 @@
+/**
+ * Rate limits too high to reach, for tests and benchmarks that are not about limits: their
+ * requests still draw tokens (the limiter runs as it does for users), but a test that polls a job
+ * every 20 ms is not refused for it. Tests of the limits themselves set their own values.
+ */
+const unreachable = { requestsPerMinute: 1_000_000, maxBurst: 1_000_000 };
+const plan = { api: unreachable, sync: unreachable, async: unreachable };
+
+export const unreachableRateLimitsJson = JSON.stringify({
+  free: plan,
+  pro: plan,
+  team: plan,
+  enterprise: plan,
+  authFailures: unreachable,
+});
