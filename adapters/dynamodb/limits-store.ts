@@ -3,7 +3,7 @@
  *
  * | item           | pk                      | sk        | attributes                                         |
  * |----------------|-------------------------|-----------|----------------------------------------------------|
- * | owner's limits | `LIMITS#<ownerKey>`     | `LIMITS`  | `tat_<bucket>`, `cost_<YYYY-MM>`, `pendingRuns` (SS)|
+ * | owner's limits | `LIMITS#<ownerKey>`     | `LIMITS`  | `tat_<bucketId>`, `cost_<YYYY-MM>`, `pendingRuns` (SS)|
  * | run cost mark  | `RUNCOST#<executionId>` | `RUNCOST` | `ttl`                                              |
  *
  * A token is taken with one conditional update on the bucket's `tat` (core/limits/token-bucket.ts):
@@ -19,14 +19,14 @@
  * after a crash between the add and the mark finds the id still pending.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { BucketName, LimitsStore, OwnerLimits, TakeOutcome } from '../../core/limits/types';
+import type { LimitsStore, OwnerLimits, TakeOutcome } from '../../core/limits/types';
 import { admitLimitInMs, type BucketRate, intervalInMs } from '../../core/limits/token-bucket';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import { DynamoTable, LIMITS_TABLE_ENV, type Item, isConditionalCheckFailed } from './shared';
 
 const limitsKey = (ownerKey: string) => ({ pk: `LIMITS#${ownerKey}`, sk: 'LIMITS' });
 const runCostKey = (executionId: string) => ({ pk: `RUNCOST#${executionId}`, sk: 'RUNCOST' });
-const tatAttribute = (bucket: BucketName) => `tat_${bucket}`;
+const tatAttribute = (bucketId: string) => `tat_${bucketId}`;
 const costAttribute = (period: string) => `cost_${period}`;
 
 /** Long past any redelivery of a run's Finalize. */
@@ -42,20 +42,20 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
 
   async take(
     ownerKey: string,
-    bucket: BucketName,
+    bucketId: string,
     rate: BucketRate,
     nowInMs: number,
     period?: string,
   ): Promise<TakeOutcome> {
     const interval = intervalInMs(rate);
     const busy = () =>
-      this.updateTat(ownerKey, bucket, 'SET #tat = #tat + :interval', '#tat >= :now AND #tat <= :limit', {
+      this.updateTat(ownerKey, bucketId, 'SET #tat = #tat + :interval', '#tat >= :now AND #tat <= :limit', {
         ':interval': interval,
         ':now': nowInMs,
         ':limit': admitLimitInMs(rate, nowInMs),
       });
     const idle = () =>
-      this.updateTat(ownerKey, bucket, 'SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
+      this.updateTat(ownerKey, bucketId, 'SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
         ':next': nowInMs + interval,
         ':now': nowInMs,
       });
@@ -64,13 +64,13 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     const item = (await busy()) ?? (await idle()) ?? (await busy());
     const costOf = (found: Item | undefined) => (period ? Number(found?.[costAttribute(period)] ?? 0) : 0);
     if (item) {
-      return { admitted: true, tatInMs: Number(item[tatAttribute(bucket)]), periodCostUsd: costOf(item) };
+      return { admitted: true, tatInMs: Number(item[tatAttribute(bucketId)]), periodCostUsd: costOf(item) };
     }
     // Neither: the bucket is beyond its burst. Read it only now, to say when the next token comes.
     const found = await this.get(limitsKey(ownerKey));
     return {
       admitted: false,
-      tatInMs: Number(found?.[tatAttribute(bucket)] ?? nowInMs),
+      tatInMs: Number(found?.[tatAttribute(bucketId)] ?? nowInMs),
       periodCostUsd: costOf(found),
     };
   }
@@ -79,7 +79,7 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     const item = await this.get(limitsKey(ownerKey));
     const tatInMs: OwnerLimits['tatInMs'] = {};
     for (const [name, value] of Object.entries(item ?? {})) {
-      if (name.startsWith('tat_')) tatInMs[name.slice(4) as BucketName] = Number(value);
+      if (name.startsWith('tat_')) tatInMs[name.slice(4)] = Number(value);
     }
     return { tatInMs, periodCostUsd: Number(item?.[costAttribute(period)] ?? 0) };
   }
@@ -135,7 +135,7 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
   /** The whole item after the update, or undefined when the condition did not hold. */
   private async updateTat(
     ownerKey: string,
-    bucket: BucketName,
+    bucketId: string,
     expression: string,
     condition: string,
     values: Record<string, number>,
@@ -147,7 +147,7 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
           Key: limitsKey(ownerKey),
           UpdateExpression: expression,
           ConditionExpression: condition,
-          ExpressionAttributeNames: { '#tat': tatAttribute(bucket) },
+          ExpressionAttributeNames: { '#tat': tatAttribute(bucketId) },
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),

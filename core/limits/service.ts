@@ -7,7 +7,7 @@ import { UsageLimitExceededError } from '../errors';
 import type { IdentityStore, User } from '../identity/types';
 import { type LimitsConfig, ranksAbove } from './plans';
 import { type BucketRate, type BucketState, bucketState, refusedState } from './token-bucket';
-import type { BucketKind, BucketName, LimitOwner, LimitsStore } from './types';
+import { type BucketKind, type BucketName, bucketIdOf, type LimitOwner, type LimitsStore } from './types';
 
 export interface LimitsDeps {
   store: LimitsStore;
@@ -69,7 +69,7 @@ export async function takeAuthFailure(deps: LimitsDeps, sourceAddress: string): 
 async function take(deps: LimitsDeps, ownerKey: string, bucket: BucketName, rate: BucketRate) {
   const now = deps.now();
   const nowInMs = now.getTime();
-  const outcome = await deps.store.take(ownerKey, bucket, rate, nowInMs, usagePeriodOf(now));
+  const outcome = await deps.store.take(ownerKey, bucketIdOf(bucket, rate), rate, nowInMs, usagePeriodOf(now));
   return {
     bucket,
     admitted: outcome.admitted,
@@ -84,10 +84,11 @@ async function take(deps: LimitsDeps, ownerKey: string, bucket: BucketName, rate
 export async function peekToken(deps: LimitsDeps, owner: LimitOwner, kind: BucketKind): Promise<Admission> {
   const now = deps.now();
   const limits = await deps.store.read(owner.key, usagePeriodOf(now));
+  const rate = rateOf(deps, owner, kind);
   return {
     bucket: kind,
     admitted: true,
-    state: bucketState(rateOf(deps, owner, kind), limits.tatInMs[kind], now.getTime()),
+    state: bucketState(rate, limits.tatInMs[bucketIdOf(kind, rate)], now.getTime()),
     periodCostUsd: limits.periodCostUsd,
   };
 }
@@ -101,7 +102,8 @@ export function requireUsageLeft(owner: LimitOwner, periodCostUsd: number, now: 
   );
 }
 
-const usd = (value: number) => `$${value.toFixed(2)}`;
+/** Dollars as people write them, with the fractions of a cent that small runs cost: `$0.003`, `$10`. */
+const usd = (value: number) => `$${Number(value.toFixed(6))}`;
 
 /** The owner of a run no request starts (a schedule fire); a UsageLimitExceededError past its limit. */
 export async function admitBackgroundRun(deps: LimitsDeps, user: User): Promise<LimitOwner> {
@@ -190,7 +192,7 @@ async function executionBuckets(deps: LimitsDeps, owner: LimitOwner) {
   const limits = await deps.store.read(owner.key, usagePeriodOf(now));
   const bucket = (kind: 'sync' | 'async') => {
     const rate = rateOf(deps, owner, kind);
-    return { rate, state: bucketState(rate, limits.tatInMs[kind], now.getTime()) };
+    return { rate, state: bucketState(rate, limits.tatInMs[bucketIdOf(kind, rate)], now.getTime()) };
   };
   return { buckets: { sync: bucket('sync'), async: bucket('async') }, periodCostUsd: limits.periodCostUsd };
 }

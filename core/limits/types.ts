@@ -12,6 +12,14 @@ export type BucketKind = (typeof bucketKinds)[number];
 /** Failed authentication, counted per source address. */
 export type BucketName = BucketKind | 'authFailures';
 
+/**
+ * Where a bucket of a given rate is kept: a plan change moves an owner to other rates, and with
+ * them to fresh buckets, since a bucket's state (its `tat`) only means something at its own rate.
+ */
+export function bucketIdOf(name: BucketName, rate: BucketRate): string {
+  return `${name}_${rate.requestsPerMinute}_${rate.maxBurst}`;
+}
+
 export interface LimitOwner {
   /** `user#<userId>` or `org#<organizationId>`: the key of the owner's buckets and usage. */
   key: string;
@@ -27,9 +35,9 @@ export type TakeOutcome = {
   periodCostUsd: number;
 } & ({ admitted: true } | { admitted: false });
 
-/** An owner's limits as stored: each bucket's `tat` (absent: never used) and a period's cost. */
+/** An owner's limits as stored: each bucket's `tat` by bucket id (absent: never used) and a period's cost. */
 export interface OwnerLimits {
-  tatInMs: Partial<Record<BucketName, number>>;
+  tatInMs: Record<string, number>;
   periodCostUsd: number;
 }
 
@@ -41,7 +49,7 @@ export interface LimitsStore {
    */
   take(
     ownerKey: string,
-    bucket: BucketName,
+    bucketId: string,
     rate: BucketRate,
     nowInMs: number,
     period?: string,

@@ -37,8 +37,8 @@ export interface TestService {
   readonly service: LocalService;
   admin<T = any>(method: string, path: string, body?: unknown): Promise<Answer<T>>;
   as(apiKey: string): <T = any>(method: string, path: string, body?: unknown) => Promise<Answer<T>>;
-  /** A user with a workspace of their own and an API key. */
-  newTenant(name: string): Promise<Tenant>;
+  /** A user (on the free plan unless `user` says otherwise) with a workspace of their own and an API key. */
+  newTenant(name: string, user?: { plan?: string; usageLimitUsd?: number }): Promise<Tenant>;
 }
 
 export interface Tenant {
@@ -63,11 +63,12 @@ export function makeClient(service: LocalService): TestService {
     service,
     admin,
     as,
-    async newTenant(name) {
+    async newTenant(name, fields = {}) {
       counter += 1;
       const user = await admin('POST', '/api/v1/admin/users', {
         email: `${name}-${counter}-${Date.now()}@example.com`,
         name,
+        ...fields,
       });
       const key = await admin('POST', `/api/v1/admin/users/${user.body.data.id}/api-keys`, { name: 'test' });
       const workspace = await admin('POST', '/api/v1/admin/workspaces', {
