@@ -14,6 +14,7 @@ import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
+import { benchLimits, printLimitsBench } from './limits';
 import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
 import { measureFirstByte } from './stream';
@@ -65,6 +66,8 @@ const stateMachine = await benchStateMachine();
 printStateMachineBench(stateMachine);
 const stackStart = await benchStackStart();
 printStackStartBench(stackStart);
+const limits = await benchLimits();
+printLimitsBench(limits);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
@@ -130,6 +133,7 @@ try {
     engine,
     stateMachine,
     stackStart,
+    limits,
     syncExecution: { workflow: 'start → function → response', baseline, service },
     streamedExecution: {
       workflow: 'start → function → response',

@@ -16,7 +16,7 @@
  * it goes to the blob store under `executions/<executionId>/data.json` instead, and the item keeps
  * that key (`executionDataBlobKey`); reads load it back transparently.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import { type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from '../../core/runs/log';
 import {
@@ -122,12 +122,5 @@ export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLog
     const key = executionDataBlobKey(entry.executionId);
     await blobs.putJsonText(key, dataJson);
     return { ...base, executionDataBlobKey: key };
-  }
-
-  private async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return result.Item as Item | undefined;
   }
 }

@@ -12,7 +12,7 @@
  * | organization             | `ORG#<id>`          | `ORG`              |                |                        |
  * | organization membership  | `ORG#<orgId>`       | `MEMBER#<userId>`  | `USER#<userId>`| `ORGMEMBER#<orgId>`    |
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import { ConflictError } from '../../core/errors';
 import type {
@@ -368,35 +368,18 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
       values[':usageLimitUsd'] = patch.usageLimitUsd;
     }
     if (set.length === 0 && remove.length === 0) return this.get(key);
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key,
-          UpdateExpression: [
-            set.length ? `SET ${set.join(', ')}` : '',
-            remove.length ? `REMOVE ${remove.join(', ')}` : '',
-          ]
-            .filter(Boolean)
-            .join(' '),
-          ConditionExpression: 'attribute_exists(pk)',
-          ...(patch.plan !== undefined ? { ExpressionAttributeNames: { '#plan': 'plan' } } : {}),
-          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes as Item;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
-  }
-
-  private async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return result.Item as Item | undefined;
+    return this.updateWhere({
+      Key: key,
+      UpdateExpression: [
+        set.length ? `SET ${set.join(', ')}` : '',
+        remove.length ? `REMOVE ${remove.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+      ConditionExpression: 'attribute_exists(pk)',
+      ...(patch.plan !== undefined ? { ExpressionAttributeNames: { '#plan': 'plan' } } : {}),
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+    });
   }
 
   private queryUserIndex(userId: string, prefix: string): Promise<Item[]> {

@@ -18,7 +18,7 @@
  * put, then the id leaves the set. A repeated call finds the mark and adds nothing; one that comes
  * after a crash between the add and the mark finds the id still pending.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LimitsStore, OwnerLimits, TakeOutcome } from '../../core/limits/types';
 import { admitLimitInMs, type BucketRate, intervalInMs } from '../../core/limits/token-bucket';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
@@ -133,36 +133,19 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
   }
 
   /** The whole item after the update, or undefined when the condition did not hold. */
-  private async updateTat(
+  private updateTat(
     ownerKey: string,
     bucketId: string,
     expression: string,
     condition: string,
     values: Record<string, number>,
   ): Promise<Item | undefined> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: limitsKey(ownerKey),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: { '#tat': tatAttribute(bucketId) },
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes as Item;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
-  }
-
-  private async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
-    const { Item: item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return item as Item | undefined;
+    return this.updateWhere({
+      Key: limitsKey(ownerKey),
+      UpdateExpression: expression,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#tat': tatAttribute(bucketId) },
+      ExpressionAttributeValues: values,
+    });
   }
 }

@@ -4,9 +4,12 @@
  */
 import {
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { tables } from '../../catalog/resources';
 
@@ -52,6 +55,29 @@ export abstract class DynamoTable {
     this.client = options.client;
     this.tableName = options.tableName;
     this.blobStore = options.blobStore;
+  }
+
+  /** One item by its key, strongly consistent. */
+  protected async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return item as Item | undefined;
+  }
+
+  /** A conditional update of this table: the whole item after it, or undefined when the condition failed. */
+  protected async updateWhere(
+    input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>,
+  ): Promise<Item | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({ ...input, TableName: this.tableName, ReturnValues: 'ALL_NEW' }),
+      );
+      return Attributes as Item;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
   }
 }
 
