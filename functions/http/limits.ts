@@ -18,7 +18,7 @@ import {
   takeToken,
 } from '../../core/limits/service';
 import type { BucketKind, LimitOwner } from '../../core/limits/types';
-import { limitsDeps } from '../wiring/limits';
+import { limitsConfig, limitsDeps } from '../wiring/limits';
 
 /** What one request drew, kept so that whatever it is answered carries the bucket's headers. */
 export class RequestLimits {
@@ -99,11 +99,22 @@ function sourceOf(event: APIGatewayProxyEvent): string {
 }
 
 /** A source address out of failed authentications is refused before anything else is done. */
-export function refuseBlockedSource(event: APIGatewayProxyEvent): void {
+export function refuseBlockedSource(event: APIGatewayProxyEvent, limits: RequestLimits): void {
   const nowInMs = Date.now();
   const until = blockedSources.blockedUntil(sourceOf(event), nowInMs);
   if (until === undefined) return;
   const retryAfterInSeconds = Math.max(1, Math.ceil((until - nowInMs) / 1000));
+  limits.admission = {
+    bucket: 'authFailures',
+    admitted: false,
+    state: {
+      limit: limitsConfig().authFailures.requestsPerMinute,
+      remaining: 0,
+      resetAt: new Date(until).toISOString(),
+      retryAfterInSeconds,
+    },
+    periodCostUsd: 0,
+  };
   throw new RateLimitExceededError(
     retryAfterInSeconds,
     `Too many failed authentications from this address; retry after ${retryAfterInSeconds} s`,

@@ -83,7 +83,7 @@ export async function routeInputOf<R>(
   event: APIGatewayProxyEvent,
   limits: RequestLimits,
 ): Promise<RouteInput<R>> {
-  refuseBlockedSource(event);
+  refuseBlockedSource(event, limits);
   const headers = lowercaseHeaders(event.headers);
   // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
   const pathParameters = decodePathParameters(event.pathParameters);

@@ -83,6 +83,14 @@ describe('dead-letter alarms', () => {
   });
 });
 
+describe('limits', () => {
+  it('keeps buckets and usage in a table of their own, whose run marks expire through ttl', () => {
+    const limits = data.resources[logicalIdOf(stacks.data.tables.limits)].Properties;
+    expect(limits.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    expect(limits.GlobalSecondaryIndexes).toBeUndefined();
+  });
+});
+
 describe('job expiry', () => {
   it('lets DynamoDB remove expired jobs through the ttl attribute of the executions table', () => {
     data.template.hasResourceProperties('AWS::DynamoDB::Table', {

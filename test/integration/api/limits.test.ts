@@ -381,6 +381,7 @@ describe('failed authentication', () => {
     expect(guesses[3].body.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(guesses[3].headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(rightKeyThere.status).toBe(429);
+    expect(rightKeyThere.headers).toMatchObject({ 'x-ratelimit-limit': '6', 'x-ratelimit-remaining': '0' });
     expect(rightKeyElsewhere.status).toBe(200);
   });
 
