@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPlanLimits, planLimitsFrom } from '../../../core/limits/plans';
+import {
+  defaultAuthFailureRate,
+  defaultPlanLimits,
+  defaultUsageLimitsUsd,
+  limitsConfigFrom,
+  planLimitsFrom,
+  ranksAbove,
+} from '../../../core/limits/plans';
 
 describe('planLimitsFrom', () => {
   it('gives the interface values for API calls and twice the rate as the burst of executions', () => {
@@ -25,5 +32,46 @@ describe('planLimitsFrom', () => {
     expect(() => planLimitsFrom('{"free": {"api": {"requestsPerMinute": 0, "maxBurst": 1}}}')).toThrow(
       'free.api needs requestsPerMinute and maxBurst, both above 0',
     );
+  });
+});
+
+describe('limitsConfigFrom', () => {
+  it('takes the failed-authentication rate and the usage limits from their variables', () => {
+    const config = limitsConfigFrom({
+      RATE_LIMITS_JSON: '{"authFailures": {"requestsPerMinute": 5, "maxBurst": 5}}',
+      USAGE_LIMITS_JSON: '{"free": 25, "team": 0}',
+    });
+    expect(config.authFailures).toEqual({ requestsPerMinute: 5, maxBurst: 5 });
+    expect(config.usageLimitsUsd).toEqual({ ...defaultUsageLimitsUsd, free: 25, team: 0 });
+    expect(config.plans).toEqual(defaultPlanLimits);
+  });
+
+  it('keeps the defaults when nothing is set', () => {
+    expect(limitsConfigFrom({})).toEqual({
+      plans: defaultPlanLimits,
+      usageLimitsUsd: { free: 10, pro: 100, team: 500, enterprise: 10_000 },
+      authFailures: defaultAuthFailureRate,
+    });
+  });
+
+  it('refuses a usage limit it cannot apply, naming what is wrong', () => {
+    expect(() => limitsConfigFrom({ USAGE_LIMITS_JSON: '[1]' })).toThrow(
+      'USAGE_LIMITS_JSON must be a JSON object',
+    );
+    expect(() => limitsConfigFrom({ USAGE_LIMITS_JSON: '{"gold": 1}' })).toThrow('unknown plan "gold"');
+    expect(() => limitsConfigFrom({ USAGE_LIMITS_JSON: '{"free": -1}' })).toThrow(
+      'free needs a number of USD, zero or more',
+    );
+    expect(() => limitsConfigFrom({ RATE_LIMITS_JSON: '{"authFailures": {}}' })).toThrow(
+      'authFailures needs requestsPerMinute and maxBurst',
+    );
+  });
+});
+
+describe('ranksAbove', () => {
+  it('orders the plans free, pro, team, enterprise', () => {
+    expect(ranksAbove('team', 'pro')).toBe(true);
+    expect(ranksAbove('pro', 'pro')).toBe(false);
+    expect(ranksAbove('free', 'enterprise')).toBe(false);
   });
 });
