@@ -48,21 +48,54 @@ function security(route: RouteDefinition): JsonSchema[] {
   return [];
 }
 
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': {
+    description: 'Requests per minute of the bucket the request drew from',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': { description: 'Whole tokens left in that bucket', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': {
+    description: 'When the next token comes (ISO 8601); now when the bucket is full',
+    schema: { type: 'string', format: 'date-time' },
+  },
+};
+
+/** Whether the route's answers carry a bucket's X-RateLimit-* headers. */
+function drawsTokens(route: RouteDefinition): boolean {
+  return route.auth === 'apiKey' || route.rateLimit === 'handler';
+}
+
 function operation(route: RouteDefinition): JsonSchema {
-  const error = {
-    description: 'Error',
-    content: { 'application/json': { schema: toSchema(errorBody, 'output') } },
-  };
+  const errorContent = { 'application/json': { schema: toSchema(errorBody, 'output') } };
+  const headers = drawsTokens(route) ? { headers: rateLimitHeaders } : {};
   const responses: Record<string, JsonSchema> = {};
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = {
       description: response.description,
+      ...headers,
       ...(response.body
         ? { content: { 'application/json': { schema: toSchema(response.body, 'output') } } }
         : {}),
     };
   }
-  responses['4XX'] = error;
+  if (route.rateLimit !== undefined) {
+    responses['402'] = {
+      description: "The month's cost has reached the usage limit (code USAGE_LIMIT_EXCEEDED)",
+      ...headers,
+      content: errorContent,
+    };
+  }
+  if (drawsTokens(route)) {
+    responses['429'] = {
+      description: 'No token left in the bucket (code RATE_LIMIT_EXCEEDED)',
+      headers: {
+        'Retry-After': { description: 'Whole seconds until the next token', schema: { type: 'integer' } },
+        ...rateLimitHeaders,
+      },
+      content: errorContent,
+    };
+  }
+  responses['4XX'] = { description: 'Error', ...headers, content: errorContent };
   return {
     operationId: route.id,
     summary: route.summary,

@@ -19,7 +19,7 @@
  * after a crash between the add and the mark finds the id still pending.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LimitsStore, OwnerLimits, TakeOutcome } from '../../core/limits/types';
+import type { LimitsStore, OwnerLimits, TakeOptions, TakeOutcome } from '../../core/limits/types';
 import { admitLimitInMs, type BucketRate, intervalInMs } from '../../core/limits/token-bucket';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import { DynamoTable, LIMITS_TABLE_ENV, type Item, isConditionalCheckFailed } from './shared';
@@ -28,6 +28,14 @@ const limitsKey = (ownerKey: string) => ({ pk: `LIMITS#${ownerKey}`, sk: 'LIMITS
 const runCostKey = (executionId: string) => ({ pk: `RUNCOST#${executionId}`, sk: 'RUNCOST' });
 const tatAttribute = (bucketId: string) => `tat_${bucketId}`;
 const costAttribute = (period: string) => `cost_${period}`;
+
+function limitsOf(item: Item | undefined, period: string): OwnerLimits {
+  const tatInMs: OwnerLimits['tatInMs'] = {};
+  for (const [name, value] of Object.entries(item ?? {})) {
+    if (name.startsWith('tat_')) tatInMs[name.slice(4)] = Number(value);
+  }
+  return { tatInMs, periodCostUsd: Number(item?.[costAttribute(period)] ?? 0) };
+}
 
 /** Long past any redelivery of a run's Finalize. */
 const runCostMarkRetentionInSeconds = 30 * 24 * 3600;
@@ -40,48 +48,83 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     });
   }
 
+  /**
+   * The `tat` each bucket had after this process last took from it: a hint only (conditions decide),
+   * so that the first update tried is the one that holds, and a take is one write, not two.
+   */
+  private readonly lastTatInMs = new Map<string, number>();
+
   async take(
     ownerKey: string,
     bucketId: string,
     rate: BucketRate,
     nowInMs: number,
-    period?: string,
+    options: TakeOptions = {},
   ): Promise<TakeOutcome> {
     const interval = intervalInMs(rate);
+    const charge = options.chargeUsd && options.period ? options.chargeUsd : 0;
+    const update = (expression: string, condition: string, values: Record<string, number>) =>
+      this.updateWhere({
+        Key: limitsKey(ownerKey),
+        UpdateExpression: charge ? `${expression} ADD #cost :charge` : expression,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: {
+          '#tat': tatAttribute(bucketId),
+          ...(charge ? { '#cost': costAttribute(options.period as string) } : {}),
+        },
+        ExpressionAttributeValues: charge ? { ...values, ':charge': charge } : values,
+      });
     const busy = () =>
-      this.updateTat(ownerKey, bucketId, 'SET #tat = #tat + :interval', '#tat >= :now AND #tat <= :limit', {
+      update('SET #tat = #tat + :interval', '#tat >= :now AND #tat <= :limit', {
         ':interval': interval,
         ':now': nowInMs,
         ':limit': admitLimitInMs(rate, nowInMs),
       });
     const idle = () =>
-      this.updateTat(ownerKey, bucketId, 'SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
+      update('SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
         ':next': nowInMs + interval,
         ':now': nowInMs,
       });
-    // Busy first (the common case under load), then idle; an idle update that lost to a concurrent
-    // one finds the bucket busy now, so busy is tried once more before the request is refused.
-    const item = (await busy()) ?? (await idle()) ?? (await busy());
-    const costOf = (found: Item | undefined) => (period ? Number(found?.[costAttribute(period)] ?? 0) : 0);
+    // The likelier update first; one that lost to a concurrent request finds the bucket in the
+    // other state, so the other is tried, and the first once more, before the request is refused.
+    const hintKey = `${ownerKey}|${bucketId}`;
+    const hint = this.lastTatInMs.get(hintKey);
+    const [first, second] = hint !== undefined && hint >= nowInMs ? [busy, idle] : [idle, busy];
+    const item = (await first()) ?? (await second()) ?? (await first());
+    const costOf = (found: Item | undefined) =>
+      options.period ? Number(found?.[costAttribute(options.period)] ?? 0) : 0;
     if (item) {
-      return { admitted: true, tatInMs: Number(item[tatAttribute(bucketId)]), periodCostUsd: costOf(item) };
+      const tatInMs = Number(item[tatAttribute(bucketId)]);
+      this.remember(hintKey, tatInMs);
+      return { admitted: true, tatInMs, periodCostUsd: costOf(item) - charge };
     }
     // Neither: the bucket is beyond its burst. Read it only now, to say when the next token comes.
     const found = await this.get(limitsKey(ownerKey));
-    return {
-      admitted: false,
-      tatInMs: Number(found?.[tatAttribute(bucketId)] ?? nowInMs),
-      periodCostUsd: costOf(found),
-    };
+    const tatInMs = Number(found?.[tatAttribute(bucketId)] ?? nowInMs);
+    this.remember(hintKey, tatInMs);
+    return { admitted: false, tatInMs, periodCostUsd: costOf(found) };
+  }
+
+  private remember(hintKey: string, tatInMs: number): void {
+    this.lastTatInMs.delete(hintKey);
+    if (this.lastTatInMs.size >= 10_000)
+      this.lastTatInMs.delete(this.lastTatInMs.keys().next().value as string);
+    this.lastTatInMs.set(hintKey, tatInMs);
   }
 
   async read(ownerKey: string, period: string): Promise<OwnerLimits> {
-    const item = await this.get(limitsKey(ownerKey));
-    const tatInMs: OwnerLimits['tatInMs'] = {};
-    for (const [name, value] of Object.entries(item ?? {})) {
-      if (name.startsWith('tat_')) tatInMs[name.slice(4)] = Number(value);
-    }
-    return { tatInMs, periodCostUsd: Number(item?.[costAttribute(period)] ?? 0) };
+    return limitsOf(await this.get(limitsKey(ownerKey)), period);
+  }
+
+  async charge(ownerKey: string, period: string, usd: number): Promise<OwnerLimits> {
+    const item = await this.updateWhere({
+      Key: limitsKey(ownerKey),
+      UpdateExpression: 'ADD #cost :usd',
+      ExpressionAttributeNames: { '#cost': costAttribute(period) },
+      ExpressionAttributeValues: { ':usd': usd },
+    });
+    const limits = limitsOf(item, period);
+    return { ...limits, periodCostUsd: limits.periodCostUsd - usd };
   }
 
   async addRunCost(ownerKey: string, period: string, executionId: string, costInUsd: number): Promise<void> {

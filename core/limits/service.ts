@@ -21,8 +21,10 @@ export interface Admission {
   bucket: BucketName;
   admitted: boolean;
   state: BucketState;
-  /** The owner's cost in the current period. */
+  /** The owner's cost in the current period, before this request's charge. */
   periodCostUsd: number;
+  /** What the request added to the period's cost (a run's base charge), to refund if no run starts. */
+  charged?: { ownerKey: string; period: string; usd: number };
 }
 
 /**
@@ -56,20 +58,38 @@ function rateOf(deps: LimitsDeps, owner: LimitOwner, kind: BucketKind): BucketRa
   return deps.config.plans[owner.plan][kind];
 }
 
-/** Takes one token from the owner's bucket; a refused take is answered, not thrown. */
-export async function takeToken(deps: LimitsDeps, owner: LimitOwner, kind: BucketKind): Promise<Admission> {
-  return take(deps, owner.key, kind, rateOf(deps, owner, kind));
+/**
+ * Takes one token from the owner's bucket; a refused take is answered, not thrown. An execution's
+ * base charge (`chargeUsd`) is counted in the same write, so admitting a run costs one write.
+ */
+export async function takeToken(
+  deps: LimitsDeps,
+  owner: LimitOwner,
+  kind: BucketKind,
+  chargeUsd = 0,
+): Promise<Admission> {
+  return take(deps, owner.key, kind, rateOf(deps, owner, kind), chargeUsd);
 }
 
 /** Counts a failed authentication against its source address. */
 export async function takeAuthFailure(deps: LimitsDeps, sourceAddress: string): Promise<Admission> {
-  return take(deps, `source#${sourceAddress}`, 'authFailures', deps.config.authFailures);
+  return take(deps, `source#${sourceAddress}`, 'authFailures', deps.config.authFailures, 0);
 }
 
-async function take(deps: LimitsDeps, ownerKey: string, bucket: BucketName, rate: BucketRate) {
+async function take(
+  deps: LimitsDeps,
+  ownerKey: string,
+  bucket: BucketName,
+  rate: BucketRate,
+  chargeUsd: number,
+): Promise<Admission> {
   const now = deps.now();
   const nowInMs = now.getTime();
-  const outcome = await deps.store.take(ownerKey, bucketIdOf(bucket, rate), rate, nowInMs, usagePeriodOf(now));
+  const period = usagePeriodOf(now);
+  const outcome = await deps.store.take(ownerKey, bucketIdOf(bucket, rate), rate, nowInMs, {
+    period,
+    chargeUsd,
+  });
   return {
     bucket,
     admitted: outcome.admitted,
@@ -77,20 +97,40 @@ async function take(deps: LimitsDeps, ownerKey: string, bucket: BucketName, rate
       ? bucketState(rate, outcome.tatInMs, nowInMs)
       : refusedState(rate, outcome.tatInMs, nowInMs),
     periodCostUsd: outcome.periodCostUsd,
+    ...(outcome.admitted && chargeUsd > 0 ? { charged: { ownerKey, period, usd: chargeUsd } } : {}),
   };
 }
 
-/** The bucket as it stands, for a request that draws nothing from it (a manual run). */
-export async function peekToken(deps: LimitsDeps, owner: LimitOwner, kind: BucketKind): Promise<Admission> {
+/**
+ * A run by hand draws no token: its base charge is counted, and it sees the `sync` bucket as it
+ * stands (one write, as a take is).
+ */
+export async function admitManualRun(
+  deps: LimitsDeps,
+  owner: LimitOwner,
+  chargeUsd: number,
+): Promise<Admission> {
   const now = deps.now();
-  const limits = await deps.store.read(owner.key, usagePeriodOf(now));
-  const rate = rateOf(deps, owner, kind);
+  const period = usagePeriodOf(now);
+  const limits =
+    chargeUsd > 0
+      ? await deps.store.charge(owner.key, period, chargeUsd)
+      : await deps.store.read(owner.key, period);
+  const rate = rateOf(deps, owner, 'sync');
   return {
-    bucket: kind,
+    bucket: 'sync',
     admitted: true,
-    state: bucketState(rate, limits.tatInMs[bucketIdOf(kind, rate)], now.getTime()),
+    state: bucketState(rate, limits.tatInMs[bucketIdOf('sync', rate)], now.getTime()),
     periodCostUsd: limits.periodCostUsd,
+    ...(chargeUsd > 0 ? { charged: { ownerKey: owner.key, period, usd: chargeUsd } } : {}),
   };
+}
+
+/** Takes back the charge of a request that started no run after all. */
+export async function refundCharge(deps: Pick<LimitsDeps, 'store'>, admission: Admission): Promise<void> {
+  if (!admission.charged) return;
+  const { ownerKey, period, usd } = admission.charged;
+  await deps.store.charge(ownerKey, period, -usd);
 }
 
 /** Refuses a new run once the period's cost has reached the owner's usage limit. */
@@ -114,15 +154,19 @@ export async function admitBackgroundRun(deps: LimitsDeps, user: User): Promise<
   return owner;
 }
 
-/** Adds a finished run's cost to the period it started in, once however often it is called. */
+/**
+ * Adds a finished run's cost to the period it started in, once however often it is called; the
+ * part counted when the run was admitted (its base charge) is not added again.
+ */
 export async function recordRunCost(
   store: Pick<LimitsStore, 'addRunCost'>,
-  run: { executionId: string; userId: string; usageOwner?: string; startedAt: string },
+  run: { executionId: string; userId: string; usageOwner?: string; startedAt: string; chargedUsd?: number },
   costUsd: number,
 ): Promise<void> {
-  if (!(costUsd > 0)) return;
+  const rest = Math.round((costUsd - (run.chargedUsd ?? 0)) * 1e9) / 1e9;
+  if (!(rest > 0)) return;
   const ownerKey = run.usageOwner ?? `user#${run.userId}`;
-  await store.addRunCost(ownerKey, usagePeriodOf(run.startedAt), run.executionId, costUsd);
+  await store.addRunCost(ownerKey, usagePeriodOf(run.startedAt), run.executionId, rest);
 }
 
 export interface ExecutionBucketView {

@@ -31,9 +31,16 @@ export interface LimitOwner {
 export type TakeOutcome = {
   /** The bucket after the take (admitted) or as it stood (refused). */
   tatInMs: number;
-  /** The owner's cost in the period asked for (0 when none was asked). */
+  /** The owner's cost in the period asked for, before this take's charge (0 when none was asked). */
   periodCostUsd: number;
 } & ({ admitted: true } | { admitted: false });
+
+/** What a take also does: read the cost of a period, and add a charge to it when admitted. */
+export interface TakeOptions {
+  period?: string;
+  /** USD added to the period's cost in the same write, when the token is taken. */
+  chargeUsd?: number;
+}
 
 /** An owner's limits as stored: each bucket's `tat` by bucket id (absent: never used) and a period's cost. */
 export interface OwnerLimits {
@@ -44,17 +51,23 @@ export interface OwnerLimits {
 /** Port: the owners' buckets and usage. */
 export interface LimitsStore {
   /**
-   * Takes one token from the owner's bucket atomically (no read-modify-write), and answers the
-   * owner's cost in `period` as it stood, so an execution is admitted with one call.
+   * Takes one token from the owner's bucket atomically (no read-modify-write), adds the charge of
+   * an execution, and answers the owner's cost in `period` as it stood: an execution is admitted
+   * (and its base charge counted) with one write.
    */
   take(
     ownerKey: string,
     bucketId: string,
     rate: BucketRate,
     nowInMs: number,
-    period?: string,
+    options?: TakeOptions,
   ): Promise<TakeOutcome>;
   read(ownerKey: string, period: string): Promise<OwnerLimits>;
+  /**
+   * Adds `usd` to the period's cost (a negative amount refunds) in one write, and answers the
+   * owner's limits with the cost as it stood before.
+   */
+  charge(ownerKey: string, period: string, usd: number): Promise<OwnerLimits>;
   /** Adds a run's cost to the owner's period, once per execution id however often it is called. */
   addRunCost(ownerKey: string, period: string, executionId: string, costInUsd: number): Promise<void>;
 }

@@ -35,7 +35,13 @@ export async function prepareRun(
   principal: Principal,
   workflowId: string,
   body: Record<string, unknown>,
-  options: { trigger: Trigger; mode: 'sync' | 'async'; draft?: boolean; usageOwner?: string },
+  options: {
+    trigger: Trigger;
+    mode: 'sync' | 'async';
+    draft?: boolean;
+    /** Who pays, and what was counted already when the request was admitted (core/limits). */
+    usage?: { owner: string; chargedUsd: number };
+  },
 ): Promise<ExecutionRequest> {
   const workflow = await loadWorkflow(deps, principal, workflowId, 'write');
   const graph = options.draft ? workflow.state : await deployedGraph(deps, workflow);
@@ -53,7 +59,9 @@ export async function prepareRun(
     input: validateStartInput(graph, body),
     startedAt: deps.now().toISOString(),
     mode: options.mode,
-    ...(options.usageOwner === undefined ? {} : { usageOwner: options.usageOwner }),
+    ...(options.usage === undefined
+      ? {}
+      : { usageOwner: options.usage.owner, chargedUsd: options.usage.chargedUsd }),
   };
 }
 

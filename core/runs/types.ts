@@ -23,6 +23,8 @@ export interface ExecutionRequest {
   mode: 'sync' | 'async';
   /** Whose usage the run's cost is added to (core/limits): `user#<id>` or `org#<id>`; absent: the user's. */
   usageOwner?: string;
+  /** USD of the run's cost counted when it was admitted (its base charge); Finalize adds the rest. */
+  chargedUsd?: number;
 }
 
 /** What the Step task returns; the state machine routes on `status`. */

@@ -11,19 +11,40 @@ import type { User } from '../../core/identity/types';
 import { BlockedSources } from '../../core/limits/blocked-sources';
 import {
   type Admission,
+  admitManualRun,
   limitOwnerOf,
-  peekToken,
+  refundCharge,
   requireUsageLeft,
   takeAuthFailure,
   takeToken,
 } from '../../core/limits/service';
 import type { BucketKind, LimitOwner } from '../../core/limits/types';
-import { limitsConfig, limitsDeps } from '../wiring/limits';
+import { baseChargePerRunInUsd, limitsConfig, limitsDeps } from '../wiring/limits';
 
 /** What one request drew, kept so that whatever it is answered carries the bucket's headers. */
 export class RequestLimits {
   owner?: LimitOwner;
   admission?: Admission;
+  private runStarted = false;
+
+  /** Called once the run is on its way: its base charge is kept whatever happens next. */
+  keepCharge(): void {
+    this.runStarted = true;
+  }
+
+  /** What the run counted at admission, for its request (Finalize adds the rest of its cost). */
+  usage(): { owner: string; chargedUsd: number } | undefined {
+    if (!this.owner) return undefined;
+    return { owner: this.owner.key, chargedUsd: this.admission?.charged?.usd ?? 0 };
+  }
+
+  /** A request that started no run gets its base charge back. */
+  async refundUnlessStarted(): Promise<void> {
+    if (this.runStarted || !this.admission?.charged) return;
+    const admission = this.admission;
+    this.admission = { ...admission, charged: undefined };
+    await refundCharge(limitsDeps(), admission);
+  }
 
   headers(): Record<string, string> {
     if (!this.admission) return {};
@@ -43,8 +64,8 @@ export function executionBucketOf(headers: Record<string, string>): 'sync' | 'as
 
 /**
  * Draws the token of a key-authenticated request: from `api`, from the execution bucket of its
- * mode, or (a manual run) nothing, with the `sync` bucket shown. An execution past the usage limit
- * is refused after its token is counted.
+ * mode, or (a manual run) nothing, with the `sync` bucket shown. An execution's base charge is
+ * counted with its token; one past the usage limit is refused (402) and its charge refunded.
  */
 export async function admitRequest(
   route: RouteDefinition,
@@ -52,11 +73,10 @@ export async function admitRequest(
   headers: Record<string, string>,
   limits: RequestLimits,
 ): Promise<void> {
-  const deps = limitsDeps();
   if (route.rateLimit === 'manual') {
     const owner = await ownerFor(principal.user, limits);
-    limits.admission = await peekToken(deps, owner, 'sync');
-    return requireUsageLeft(owner, limits.admission.periodCostUsd, deps.now());
+    limits.admission = await admitManualRun(limitsDeps(), owner, baseChargePerRunInUsd());
+    return requireUsageLeftOrRefund(owner, limits);
   }
   const kind = route.rateLimit === 'execution' ? executionBucketOf(headers) : 'api';
   await admitExecutionOrCall(principal.user, kind, limits);
@@ -68,12 +88,20 @@ export async function admitExecutionOrCall(
   kind: BucketKind,
   limits: RequestLimits,
 ): Promise<LimitOwner> {
-  const deps = limitsDeps();
   const owner = await ownerFor(user, limits);
-  limits.admission = await takeToken(deps, owner, kind);
+  limits.admission = await takeToken(limitsDeps(), owner, kind, kind === 'api' ? 0 : baseChargePerRunInUsd());
   if (!limits.admission.admitted) throw rateLimitError(limits.admission);
-  if (kind !== 'api') requireUsageLeft(owner, limits.admission.periodCostUsd, deps.now());
+  if (kind !== 'api') await requireUsageLeftOrRefund(owner, limits);
   return owner;
+}
+
+async function requireUsageLeftOrRefund(owner: LimitOwner, limits: RequestLimits): Promise<void> {
+  try {
+    requireUsageLeft(owner, limits.admission?.periodCostUsd ?? 0, new Date());
+  } catch (error) {
+    await limits.refundUnlessStarted();
+    throw error;
+  }
 }
 
 async function ownerFor(user: User, limits: RequestLimits): Promise<LimitOwner> {

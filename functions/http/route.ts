@@ -61,6 +61,7 @@ export async function failureResponse(
   limits: RequestLimits,
 ): Promise<JsonResponse> {
   try {
+    await limits.refundUnlessStarted();
     return errorResponse(await countFailedAuthentication(error, event, limits));
   } catch (countingError) {
     return errorResponse(countingError);

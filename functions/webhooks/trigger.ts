@@ -21,7 +21,7 @@ export const handler = httpRoute('triggerWebhook', async ({ params, headers, eve
     rawBody,
   });
   // The owner's async bucket, as an asynchronous execution by the owner would draw.
-  const owner = await admitExecutionOrCall(principal.user, 'async', limits);
+  await admitExecutionOrCall(principal.user, 'async', limits);
   if (rawBody !== '') requireJsonContentType(headers['content-type']);
   const input = parseJsonBody(event);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -30,8 +30,9 @@ export const handler = httpRoute('triggerWebhook', async ({ params, headers, eve
   const request = await prepareRun(prepareDeps(), principal, workflowId, input as Record<string, unknown>, {
     trigger: 'webhook',
     mode: 'async',
-    usageOwner: owner.key,
+    usage: limits.usage(),
   });
+  limits.keepCharge();
   logger.appendKeys({ executionId: request.executionId, workflowId, webhookId });
   return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
 });

@@ -7,6 +7,7 @@ import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
 import type { ExecutionStarter } from '../../core/runs/types';
 import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
 import { cachedDeployments } from '../../core/workflows/deployment-cache';
+import { baseChargePerRunInUsd } from './limits';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
@@ -60,13 +61,4 @@ export function finalizeDeps(): FinalizeDeps {
     now: () => new Date(),
     baseChargePerRunInUsd: baseChargePerRunInUsd(),
   };
-}
-
-/** USD charged to every run on top of its model costs; `BASE_CHARGE_PER_RUN_USD`, default 0.001. */
-export function baseChargePerRunInUsd(): number {
-  const configured = Number(process.env.BASE_CHARGE_PER_RUN_USD ?? 0.001);
-  if (!Number.isFinite(configured) || configured < 0) {
-    throw new Error('BASE_CHARGE_PER_RUN_USD must be a number of USD, zero or more');
-  }
-  return configured;
 }

@@ -31,3 +31,12 @@ export function limitsDeps(): LimitsDeps {
     now: () => new Date(),
   };
 }
+
+/** USD charged to every run on top of its model costs; `BASE_CHARGE_PER_RUN_USD`, default 0.001. */
+export function baseChargePerRunInUsd(): number {
+  const configured = Number(process.env.BASE_CHARGE_PER_RUN_USD ?? 0.001);
+  if (!Number.isFinite(configured) || configured < 0) {
+    throw new Error('BASE_CHARGE_PER_RUN_USD must be a number of USD, zero or more');
+  }
+  return configured;
+}

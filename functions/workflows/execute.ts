@@ -24,8 +24,9 @@ export const handler = streamingHttpRoute(
     const request = await prepareRun(prepare, principal, params.workflowId, input, {
       trigger: 'api',
       mode,
-      usageOwner: limits.owner?.key,
+      usage: limits.usage(),
     });
+    limits.keepCharge();
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     if (mode === 'async') return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
     if (streamed) {

@@ -13,8 +13,9 @@ export const handler = httpRoute(
       trigger: 'manual',
       mode: 'sync',
       draft: body.draft === true,
-      usageOwner: limits.owner?.key,
+      usage: limits.usage(),
     });
+    limits.keepCharge();
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     const answer = await withinSyncDeadline(
       executionStarter().startSync(request),

@@ -279,7 +279,10 @@ describe('data', () => {
         { AttributeName: definition.partitionKey, KeyType: 'HASH' },
         { AttributeName: definition.sortKey, KeyType: 'RANGE' },
       ]);
-      const indexes = (properties.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: unknown }[];
+      const indexes = (properties.GlobalSecondaryIndexes ?? []) as {
+        IndexName: string;
+        KeySchema: unknown;
+      }[];
       expect(indexes.map((index) => index.IndexName)).toEqual(definition.indexes.map((index) => index.name));
       for (const index of definition.indexes) {
         expect(indexes.find((candidate) => candidate.IndexName === index.name)?.KeySchema).toEqual([

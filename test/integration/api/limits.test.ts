@@ -257,6 +257,24 @@ describe('402 USAGE_LIMIT_EXCEEDED', () => {
   });
 });
 
+describe('usage', () => {
+  it('counts each run once, and nothing for a request that started no run', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('counted', { plan: 'pro' });
+    const id = await deployedWorkflow(tenant);
+
+    // Act
+    const missing = await tenant.call('POST', '/api/workflows/wf_missing/execute', { name: 'ada' });
+    const invalid = await tenant.call('POST', `/api/workflows/${id}/execute`, {});
+    const ran = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
+    const manual = await tenant.call('POST', `/api/workflows/${id}/run`, { input: { name: 'ada' } });
+
+    // Assess
+    expect([missing.status, invalid.status, ran.status, manual.status]).toEqual([404, 400, 200, 200]);
+    expect((await usageOf(tenant)).usage.currentPeriodCost).toBe(0.002);
+  });
+});
+
 describe('plans', () => {
   it("apply an organization's higher plan to its members, who share its buckets and usage", async () => {
     // Prepare: two free users in a team organization, each with a workflow
@@ -268,12 +286,10 @@ describe('plans', () => {
     expect(organization.status).toBe(201);
     expect(organization.body.data.plan).toBe('team');
     const orgId = organization.body.data.id;
-    const added = await service
-      .get()
-      .admin('POST', `/api/v1/admin/organizations/${orgId}/members`, {
-        userId: member.userId,
-        role: 'member',
-      });
+    const added = await service.get().admin('POST', `/api/v1/admin/organizations/${orgId}/members`, {
+      userId: member.userId,
+      role: 'member',
+    });
     expect(added.status).toBe(200);
     const ownerFlow = await deployedWorkflow(owner);
     const memberFlow = await deployedWorkflow(member);

@@ -21,6 +21,17 @@ describe('service endpoints', () => {
       );
     }
     expect(answer.body.components.schemas.WorkflowGraph).toBeDefined();
+    // The limits a client meets: 429 (with Retry-After) wherever a token is drawn, 402 on executions
+    const execute = answer.body.paths['/api/workflows/{workflowId}/execute'].post;
+    expect(Object.keys(execute.responses)).toEqual(expect.arrayContaining(['402', '429']));
+    expect(Object.keys(execute.responses['429'].headers)).toEqual([
+      'Retry-After',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ]);
+    expect(Object.keys(answer.body.paths['/api/workflows'].get.responses)).toContain('429');
+    expect(Object.keys(answer.body.paths['/api/health'].get.responses)).not.toContain('429');
   });
 
   it('answers an unknown path with 404 NOT_FOUND in the error shape', async () => {

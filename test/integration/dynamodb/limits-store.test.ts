@@ -87,7 +87,31 @@ describe('DynamoLimitsStore usage', () => {
     expect((await store.read(key, '2026-11')).periodCostUsd).toBe(0.75);
     expect((await store.read(key, '2026-10')).periodCostUsd).toBe(4);
     expect((await store.read(key, '2026-12')).periodCostUsd).toBe(0);
-    expect((await store.take(key, 'sync', free, now, '2026-11')).periodCostUsd).toBe(0.75);
+    expect((await store.take(key, 'sync', free, now, { period: '2026-11' })).periodCostUsd).toBe(0.75);
+  });
+
+  it('counts a charge with the token in one write, and refunds it', async () => {
+    // Prepare
+    const key = owner();
+
+    // Act
+    const first = await store.take(key, 'sync', free, now, { period: '2026-11', chargeUsd: 0.001 });
+    const second = await store.take(key, 'sync', free, now, { period: '2026-11', chargeUsd: 0.001 });
+    const refunded = await store.charge(key, '2026-11', -0.001);
+
+    // Assess: each answers the cost before its own charge
+    expect([first.periodCostUsd, second.periodCostUsd, refunded.periodCostUsd]).toEqual([0, 0.001, 0.002]);
+    expect(refunded.tatInMs).toEqual({ sync: now + 2000 });
+    expect((await store.read(key, '2026-11')).periodCostUsd).toBe(0.001);
+  });
+
+  it('charges nothing when the token is refused', async () => {
+    const key = owner();
+    const tiny: BucketRate = { requestsPerMinute: 1, maxBurst: 1 };
+    await store.take(key, 'sync', tiny, now, { period: '2026-11', chargeUsd: 1 });
+    const refused = await store.take(key, 'sync', tiny, now, { period: '2026-11', chargeUsd: 1 });
+    expect(refused).toMatchObject({ admitted: false, periodCostUsd: 1 });
+    expect((await store.read(key, '2026-11')).periodCostUsd).toBe(1);
   });
 
   it('adds a run once however often it is added again', async () => {

@@ -8,8 +8,9 @@ import {
   type LimitsDeps,
   limitOwnerOf,
   limitsBlock,
-  peekToken,
+  admitManualRun,
   recordRunCost,
+  refundCharge,
   requireUsageLeft,
   takeAuthFailure,
   takeToken,
@@ -22,6 +23,7 @@ import type {
   LimitOwner,
   LimitsStore,
   OwnerLimits,
+  TakeOptions,
   TakeOutcome,
 } from '../../../core/limits/types';
 
@@ -36,18 +38,25 @@ class InMemoryLimitsStore implements LimitsStore {
     bucketId: string,
     rate: BucketRate,
     nowInMs: number,
-    period?: string,
+    { period, chargeUsd = 0 }: TakeOptions = {},
   ): Promise<TakeOutcome> {
     const buckets = this.bucketsOf(ownerKey);
     const periodCostUsd = period ? this.costOf(ownerKey, period) : 0;
     const outcome = takeFromBucket(rate, buckets[bucketId], nowInMs);
     if (!outcome.admitted) return { admitted: false, tatInMs: buckets[bucketId] ?? nowInMs, periodCostUsd };
     buckets[bucketId] = outcome.tatInMs;
+    if (period && chargeUsd) this.costs.set(`${ownerKey}|${period}`, periodCostUsd + chargeUsd);
     return { admitted: true, tatInMs: outcome.tatInMs, periodCostUsd };
   }
 
   async read(ownerKey: string, period: string): Promise<OwnerLimits> {
     return { tatInMs: { ...this.bucketsOf(ownerKey) }, periodCostUsd: this.costOf(ownerKey, period) };
+  }
+
+  async charge(ownerKey: string, period: string, usd: number): Promise<OwnerLimits> {
+    const before = await this.read(ownerKey, period);
+    this.costs.set(`${ownerKey}|${period}`, before.periodCostUsd + usd);
+    return before;
   }
 
   async addRunCost(ownerKey: string, period: string, executionId: string, costInUsd: number): Promise<void> {
@@ -295,13 +304,13 @@ describe('takeToken', () => {
   });
 });
 
-describe('peekToken', () => {
-  it('shows a new bucket full with its reset now', async () => {
+describe('admitManualRun', () => {
+  it('shows a new sync bucket full with its reset now, and counts the base charge', async () => {
     // Prepare
-    const { deps } = setup();
+    const { deps, store } = setup();
 
     // Act
-    const admission = await peekToken(deps, freeOwner, 'sync');
+    const admission = await admitManualRun(deps, freeOwner, 0.001);
 
     // Assess
     expect(admission).toEqual({
@@ -309,27 +318,23 @@ describe('peekToken', () => {
       admitted: true,
       state: { limit: 60, remaining: 120, resetAt: iso(t0) },
       periodCostUsd: 0,
+      charged: { ownerKey: 'user#u1', period: '2026-11', usd: 0.001 },
     });
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBe(0.001);
   });
 
-  it('shows the bucket as it stands without drawing a token from it', async () => {
+  it('draws no token: the sync bucket stays as it stands', async () => {
     // Prepare
     const { deps, store } = setup();
     await takeMany(deps, freeOwner, 'sync', 2);
-    await store.addRunCost('user#u1', '2026-11', 'e1', 1.25);
     const before = await store.read('user#u1', '2026-11');
 
     // Act
-    const first = await peekToken(deps, freeOwner, 'sync');
-    const second = await peekToken(deps, freeOwner, 'sync');
+    const first = await admitManualRun(deps, freeOwner, 0);
+    const second = await admitManualRun(deps, freeOwner, 0);
 
     // Assess
-    expect(first).toEqual({
-      bucket: 'sync',
-      admitted: true,
-      state: { limit: 60, remaining: 118, resetAt: iso(t0 + 1000) },
-      periodCostUsd: 1.25,
-    });
+    expect(first.state).toEqual({ limit: 60, remaining: 118, resetAt: iso(t0 + 1000) });
     expect(second).toEqual(first);
     expect(await store.read('user#u1', '2026-11')).toEqual(before);
   });
@@ -341,10 +346,54 @@ describe('peekToken', () => {
     clock.advance(1000);
 
     // Act
-    const admission = await peekToken(deps, freeOwner, 'sync');
+    const admission = await admitManualRun(deps, freeOwner, 0);
 
     // Assess
     expect(admission.state).toEqual({ limit: 60, remaining: 120, resetAt: iso(t0 + 1000) });
+  });
+});
+
+describe('execution charges', () => {
+  it('counts the base charge with the token, and answers the cost as it stood before', async () => {
+    // Prepare
+    const { deps, store } = setup();
+
+    // Act
+    const first = await takeToken(deps, freeOwner, 'sync', 0.001);
+    const second = await takeToken(deps, freeOwner, 'sync', 0.001);
+
+    // Assess
+    expect(first.periodCostUsd).toBe(0);
+    expect(second.periodCostUsd).toBe(0.001);
+    expect(second.charged).toEqual({ ownerKey: 'user#u1', period: '2026-11', usd: 0.001 });
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBeCloseTo(0.002, 12);
+  });
+
+  it('charges nothing for a refused take', async () => {
+    // Prepare
+    const { deps, store } = setup();
+    await takeMany(deps, freeOwner, 'sync', 120);
+    const before = (await store.read('user#u1', '2026-11')).periodCostUsd;
+
+    // Act
+    const refused = await takeToken(deps, freeOwner, 'sync', 0.001);
+
+    // Assess
+    expect(refused.admitted).toBe(false);
+    expect(refused.charged).toBeUndefined();
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBe(before);
+  });
+
+  it('gives the charge back to a request that started no run', async () => {
+    // Prepare
+    const { deps, store } = setup();
+    const admission = await takeToken(deps, freeOwner, 'sync', 0.5);
+
+    // Act
+    await refundCharge(deps, admission);
+
+    // Assess
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBe(0);
   });
 });
 
@@ -625,6 +674,20 @@ describe('recordRunCost', () => {
 
     // Assess
     expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBe(2);
+  });
+
+  it('adds only what was not counted when the run was admitted', async () => {
+    // Prepare: a run whose base charge of $0.001 was counted with its token, then used a model
+    const calls: unknown[][] = [];
+    const store: Pick<LimitsStore, 'addRunCost'> = { addRunCost: async (...args) => void calls.push(args) };
+    const run = { executionId: 'e1', userId: 'u1', startedAt: '2026-11-05T10:00:00.000Z', chargedUsd: 0.001 };
+
+    // Act
+    await recordRunCost(store, run, 0.001);
+    await recordRunCost(store, run, 0.0035);
+
+    // Assess: nothing for the run that cost only its base charge
+    expect(calls).toEqual([['user#u1', '2026-11', 'e1', 0.0025]]);
   });
 });
 
