@@ -1,8 +1,9 @@
 /**
- * What the limits add to a request and to a run, on the embedded stack: the token an execution
- * draws (one conditional UpdateItem) and, for a member of an organization, the organization's
- * plan read; and the usage a run adds in Finalize. The baseline is the API key lookup (one
- * GetItem) that every key-authenticated request already makes, measured on the same stack.
+ * What the limits cost on the embedded stack: the token a request draws (one conditional
+ * UpdateItem of the user's item, which also answers the user, so it replaces the user read that
+ * authentication made before limits existed), for a member of an organization the organization's
+ * plan read as well, and the model-cost part of a run's usage added in Finalize. The baseline is
+ * the API key lookup (one GetItem) that every key-authenticated request makes, on the same stack.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -175,4 +175,9 @@ export interface ResourceAccess {
   keys?: Partial<Record<KeyName, KeyAccess>>;
   /** `invoke`: call Bedrock foundation models and inference profiles (agent and router blocks). */
   models?: 'invoke';
+  /**
+   * `update`: UpdateItem on the `entities` items of users and organizations only (keys `USER#…` and
+   * `ORG#…`), where their rate-limit buckets and usage are kept; no other item, no other write.
+   */
+  ownerLimits?: 'update';
 }

@@ -42,11 +42,17 @@ export interface RouteDefinition {
 
 /**
  * What a route's function may touch: its own access, plus the limits table for every route that
- * draws a token or can refuse an authentication (failures are counted per source address).
+ * can refuse an authentication (failures are counted per source address), and the limits kept on
+ * user and organization items for every route that draws a token.
  */
 export function routeAccess(route: RouteDefinition): ResourceAccess {
   if (route.auth === 'none' && route.rateLimit === undefined) return route.access;
-  return { ...route.access, tables: { ...route.access.tables, limits: 'readWrite' } };
+  const withLimits: ResourceAccess = {
+    ...route.access,
+    tables: { ...route.access.tables, limits: 'readWrite' },
+  };
+  if (route.auth === 'admin') return withLimits;
+  return { ...withLimits, ownerLimits: 'update' };
 }
 
 const entities = { tables: { entities: 'read' } } as const satisfies ResourceAccess;
@@ -641,10 +647,11 @@ export const workers = {
     id: 'executionFinalize',
     entry: 'functions/execution/finalize.ts',
     summary: 'Writes the log entry of a finished run, settles its job and shapes its result',
-    // Limits: the run's cost is added to its owner's usage.
+    // Limits: the run's cost is added to its owner's usage (marks in the limits table).
     access: {
       tables: { entities: 'read', executions: 'readWrite', limits: 'readWrite' },
       buckets: { files: 'readWrite' },
+      ownerLimits: 'update',
     },
     timeoutInSeconds: 60,
     memoryInMb: 512,
@@ -655,7 +662,7 @@ export const workers = {
     entry: 'functions/jobs/start.ts',
     summary: 'Starts queued asynchronous runs and schedule fires on the Standard state machine',
     access: {
-      // Limits: a schedule fire past its owner's usage limit starts no run.
+      // A schedule fire past its owner's usage limit (read from the owner's item) starts no run.
       tables: { entities: 'readWrite', executions: 'readWrite', limits: 'read' },
       buckets: { files: 'readWrite' },
       stateMachines: { executionAsync: 'start' },

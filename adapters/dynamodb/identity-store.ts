@@ -33,6 +33,7 @@ import {
   plain,
   queryAll,
   withoutAttributes,
+  withoutLimits,
 } from './shared';
 
 /** The form in which an e-mail address is unique: trimmed and lowercased. */
@@ -88,12 +89,12 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
 
   async getUser(userId: string): Promise<User | undefined> {
     const item = await this.get(userKey(userId));
-    return item && withoutAttributes<User>(item);
+    return item && withoutLimits<User>(item);
   }
 
   async updateUserLimits(userId: string, patch: LimitsPatch): Promise<User | undefined> {
     const item = await this.updateLimits(userKey(userId), patch);
-    return item && withoutAttributes<User>(item);
+    return item && withoutLimits<User>(item);
   }
 
   async setUserOrganization(userId: string, organizationId: string): Promise<void> {
@@ -416,7 +417,7 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
 
 /** Organizations stored before plans existed are on the free plan. */
 function organizationOf(item: Item): Organization {
-  const organization = withoutAttributes<Organization>(item);
+  const organization = withoutLimits<Organization>(item);
   return { ...organization, plan: organization.plan ?? 'free' };
 }
 

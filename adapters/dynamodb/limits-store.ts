@@ -1,30 +1,48 @@
 /**
- * LimitsStore on the `limits` table.
+ * LimitsStore. The buckets and usage of a user or an organization are attributes of its own item
+ * in the `entities` table, so that one conditional update both takes a token and reads the user
+ * (authentication needs the user anyway: no extra read). Source addresses and run marks are in the
+ * `limits` table.
  *
- * | item           | pk                      | sk        | attributes                                         |
- * |----------------|-------------------------|-----------|----------------------------------------------------|
- * | owner's limits | `LIMITS#<ownerKey>`     | `LIMITS`  | `tat_<bucketId>`, `cost_<YYYY-MM>`, `pendingRuns` (SS)|
- * | run cost mark  | `RUNCOST#<executionId>` | `RUNCOST` | `ttl`                                              |
+ * | owner                  | table      | pk                      | sk        |
+ * |------------------------|------------|-------------------------|-----------|
+ * | `user#<id>`            | `entities` | `USER#<id>`             | `USER`    |
+ * | `org#<id>`             | `entities` | `ORG#<id>`              | `ORG`     |
+ * | `source#<address>`     | `limits`   | `LIMITS#source#<addr>`  | `LIMITS`  |
+ * | run cost mark          | `limits`   | `RUNCOST#<executionId>` | `RUNCOST` |
+ *
+ * Owner attributes: `tat_<bucketId>` (each bucket), `cost_<YYYY-MM>` (each month), `pendingRuns`
+ * (SS). Updates of user and organization items hold only while the item exists: nothing here
+ * creates a user or an organization.
  *
  * A token is taken with one conditional update on the bucket's `tat` (core/limits/token-bucket.ts):
  * a busy bucket moves it on by one interval if it is within the burst; an idle one (or a new one)
- * is set to now plus one interval. Only when the first guess about the bucket is wrong does
- * another update run (at most three in all), so concurrent requests never admit more than the
- * burst and nothing is read-modified-written. The update answers the whole item, so the period's
- * cost comes with the token.
+ * is set to now plus one interval. The likelier of the two is tried first (from the last `tat`
+ * this process saw); only when that guess is wrong does another update run (at most three in all),
+ * so concurrent requests never admit more than the burst and nothing is read-modified-written. The
+ * update answers the whole item, so the period's cost (and the user) come with the token.
  *
- * A run's cost is added once without a transaction (dynalite has none): the add also puts the
- * execution id in `pendingRuns` on the condition that it is not there yet, then the run's mark is
- * put, then the id leaves the set. A repeated call finds the mark and adds nothing; one that comes
- * after a crash between the add and the mark finds the id still pending.
+ * The part of a run's cost not counted at admission is added once without a transaction (dynalite
+ * has none): the add also puts the execution id in `pendingRuns` on the condition that it is not
+ * there yet, then the run's mark is put, then the id leaves the set. A repeated call finds the
+ * mark and adds nothing; one that comes after a crash between the add and the mark finds the id
+ * still pending.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { User } from '../../core/identity/types';
 import type { LimitsStore, OwnerLimits, TakeOptions, TakeOutcome } from '../../core/limits/types';
 import { admitLimitInMs, type BucketRate, intervalInMs } from '../../core/limits/token-bucket';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
-import { DynamoTable, LIMITS_TABLE_ENV, type Item, isConditionalCheckFailed } from './shared';
+import {
+  DynamoTable,
+  type DynamoTableOptions,
+  ENTITIES_TABLE_ENV,
+  type Item,
+  isConditionalCheckFailed,
+  LIMITS_TABLE_ENV,
+  withoutLimits,
+} from './shared';
 
-const limitsKey = (ownerKey: string) => ({ pk: `LIMITS#${ownerKey}`, sk: 'LIMITS' });
 const runCostKey = (executionId: string) => ({ pk: `RUNCOST#${executionId}`, sk: 'RUNCOST' });
 const tatAttribute = (bucketId: string) => `tat_${bucketId}`;
 const costAttribute = (period: string) => `cost_${period}`;
@@ -40,12 +58,42 @@ function limitsOf(item: Item | undefined, period: string): OwnerLimits {
 /** Long past any redelivery of a run's Finalize. */
 const runCostMarkRetentionInSeconds = 30 * 24 * 3600;
 
+interface OwnerItem {
+  tableName: string;
+  key: { pk: string; sk: string };
+  /** A user's or organization's item: updated only while it exists. */
+  entity: boolean;
+}
+
 export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
+  private readonly entitiesTableName: () => string;
+
+  /**
+   * `tableName` is the `limits` table; users and organizations are in `entitiesTableName` (asked
+   * for only when a user or organization is, so functions that only count failed authentications
+   * need no access to it).
+   */
+  constructor(options: DynamoTableOptions & { entitiesTableName: string | (() => string) }) {
+    super(options);
+    const entities = options.entitiesTableName;
+    this.entitiesTableName = typeof entities === 'string' ? () => entities : entities;
+  }
+
   static fromEnv(): DynamoLimitsStore {
     return new DynamoLimitsStore({
       client: dynamoDocumentClient(),
       tableName: requireEnv(LIMITS_TABLE_ENV),
+      entitiesTableName: () => requireEnv(ENTITIES_TABLE_ENV),
     });
+  }
+
+  private ownerItem(ownerKey: string): OwnerItem {
+    const [kind, id] = [ownerKey.slice(0, ownerKey.indexOf('#')), ownerKey.slice(ownerKey.indexOf('#') + 1)];
+    if (kind === 'user')
+      return { tableName: this.entitiesTableName(), key: { pk: `USER#${id}`, sk: 'USER' }, entity: true };
+    if (kind === 'org')
+      return { tableName: this.entitiesTableName(), key: { pk: `ORG#${id}`, sk: 'ORG' }, entity: true };
+    return { tableName: this.tableName, key: { pk: `LIMITS#${ownerKey}`, sk: 'LIMITS' }, entity: false };
   }
 
   /**
@@ -63,16 +111,32 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
   ): Promise<TakeOutcome> {
     const interval = intervalInMs(rate);
     const charge = options.chargeUsd && options.period ? options.chargeUsd : 0;
+    const owner = this.ownerItem(ownerKey);
+    const guard = options.guard;
+    const conditionOf = (condition: string) =>
+      [
+        owner.entity ? 'attribute_exists(pk)' : '',
+        guard ? '#plan = :plan AND attribute_not_exists(organizationId)' : '',
+        `(${condition})`,
+      ]
+        .filter(Boolean)
+        .join(' AND ');
     const update = (expression: string, condition: string, values: Record<string, number>) =>
       this.updateWhere({
-        Key: limitsKey(ownerKey),
+        TableName: owner.tableName,
+        Key: owner.key,
         UpdateExpression: charge ? `${expression} ADD #cost :charge` : expression,
-        ConditionExpression: condition,
+        ConditionExpression: conditionOf(condition),
         ExpressionAttributeNames: {
           '#tat': tatAttribute(bucketId),
           ...(charge ? { '#cost': costAttribute(options.period as string) } : {}),
+          ...(guard ? { '#plan': 'plan' } : {}),
         },
-        ExpressionAttributeValues: charge ? { ...values, ':charge': charge } : values,
+        ExpressionAttributeValues: {
+          ...values,
+          ...(charge ? { ':charge': charge } : {}),
+          ...(guard ? { ':plan': guard.plan } : {}),
+        },
       });
     const busy = () =>
       update('SET #tat = #tat + :interval', '#tat >= :now AND #tat <= :limit', {
@@ -93,16 +157,19 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     const item = (await first()) ?? (await second()) ?? (await first());
     const costOf = (found: Item | undefined) =>
       options.period ? Number(found?.[costAttribute(options.period)] ?? 0) : 0;
+    const userOf = (found: Item | undefined) =>
+      found && ownerKey.startsWith('user#') ? { user: withoutLimits<User>(found) } : {};
     if (item) {
       const tatInMs = Number(item[tatAttribute(bucketId)]);
       this.remember(hintKey, tatInMs);
-      return { admitted: true, tatInMs, periodCostUsd: costOf(item) - charge };
+      return { admitted: true, tatInMs, periodCostUsd: costOf(item) - charge, ...userOf(item) };
     }
-    // Neither: the bucket is beyond its burst. Read it only now, to say when the next token comes.
-    const found = await this.get(limitsKey(ownerKey));
+    // Neither: the bucket is beyond its burst (or the guard failed). Read it only now, to say
+    // when the next token comes (and, for a user, who it is now).
+    const found = await this.get(owner.key, owner.tableName);
     const tatInMs = Number(found?.[tatAttribute(bucketId)] ?? nowInMs);
     this.remember(hintKey, tatInMs);
-    return { admitted: false, tatInMs, periodCostUsd: costOf(found) };
+    return { admitted: false, tatInMs, periodCostUsd: costOf(found), ...userOf(found) };
   }
 
   private remember(hintKey: string, tatInMs: number): void {
@@ -113,13 +180,17 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
   }
 
   async read(ownerKey: string, period: string): Promise<OwnerLimits> {
-    return limitsOf(await this.get(limitsKey(ownerKey)), period);
+    const owner = this.ownerItem(ownerKey);
+    return limitsOf(await this.get(owner.key, owner.tableName), period);
   }
 
   async charge(ownerKey: string, period: string, usd: number): Promise<OwnerLimits> {
+    const owner = this.ownerItem(ownerKey);
     const item = await this.updateWhere({
-      Key: limitsKey(ownerKey),
+      TableName: owner.tableName,
+      Key: owner.key,
       UpdateExpression: 'ADD #cost :usd',
+      ...(owner.entity ? { ConditionExpression: 'attribute_exists(pk)' } : {}),
       ExpressionAttributeNames: { '#cost': costAttribute(period) },
       ExpressionAttributeValues: { ':usd': usd },
     });
@@ -143,25 +214,26 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
         }),
       );
     }
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: limitsKey(ownerKey),
-        UpdateExpression: 'DELETE pendingRuns :run',
-        ExpressionAttributeValues: { ':run': new Set([executionId]) },
-      }),
-    );
+    const owner = this.ownerItem(ownerKey);
+    await this.updateWhere({
+      TableName: owner.tableName,
+      Key: owner.key,
+      UpdateExpression: 'DELETE pendingRuns :run',
+      ...(owner.entity ? { ConditionExpression: 'attribute_exists(pk)' } : {}),
+      ExpressionAttributeValues: { ':run': new Set([executionId]) },
+    });
   }
 
   /** Adds the cost unless the execution id is pending already (an earlier call stopped half-way). */
   private async addPending(ownerKey: string, period: string, executionId: string, costInUsd: number) {
+    const owner = this.ownerItem(ownerKey);
     try {
       await this.client.send(
         new UpdateCommand({
-          TableName: this.tableName,
-          Key: limitsKey(ownerKey),
+          TableName: owner.tableName,
+          Key: owner.key,
           UpdateExpression: 'ADD #cost :cost, pendingRuns :run',
-          ConditionExpression: 'attribute_not_exists(pendingRuns) OR NOT contains(pendingRuns, :id)',
+          ConditionExpression: `${owner.entity ? 'attribute_exists(pk) AND ' : ''}(attribute_not_exists(pendingRuns) OR NOT contains(pendingRuns, :id))`,
           ExpressionAttributeNames: { '#cost': costAttribute(period) },
           ExpressionAttributeValues: {
             ':cost': costInUsd,
@@ -173,22 +245,5 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
-  }
-
-  /** The whole item after the update, or undefined when the condition did not hold. */
-  private updateTat(
-    ownerKey: string,
-    bucketId: string,
-    expression: string,
-    condition: string,
-    values: Record<string, number>,
-  ): Promise<Item | undefined> {
-    return this.updateWhere({
-      Key: limitsKey(ownerKey),
-      UpdateExpression: expression,
-      ConditionExpression: condition,
-      ExpressionAttributeNames: { '#tat': tatAttribute(bucketId) },
-      ExpressionAttributeValues: values,
-    });
   }
 }

@@ -57,21 +57,27 @@ export abstract class DynamoTable {
     this.blobStore = options.blobStore;
   }
 
-  /** One item by its key, strongly consistent. */
-  protected async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
+  /** One item by its key (of this table unless another is named), strongly consistent. */
+  protected async get(
+    key: { pk: string; sk: string },
+    tableName = this.tableName,
+  ): Promise<Item | undefined> {
     const { Item: item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
     );
     return item as Item | undefined;
   }
 
-  /** A conditional update of this table: the whole item after it, or undefined when the condition failed. */
+  /**
+   * A conditional update (of this table unless another is named): the whole item after it, or
+   * undefined when the condition failed.
+   */
   protected async updateWhere(
-    input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>,
+    input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'> & { TableName?: string },
   ): Promise<Item | undefined> {
     try {
       const { Attributes } = await this.client.send(
-        new UpdateCommand({ ...input, TableName: this.tableName, ReturnValues: 'ALL_NEW' }),
+        new UpdateCommand({ TableName: this.tableName, ...input, ReturnValues: 'ALL_NEW' }),
       );
       return Attributes as Item;
     } catch (error) {
@@ -159,4 +165,14 @@ export async function readPointedBlob<T>(blobs: JsonBlobStore, key: string): Pro
   const value = await blobs.getJson<T>(key);
   if (value === undefined) throw new Error(`Blob ${key} is missing`);
   return value;
+}
+
+/** Whether an attribute of a user or organization item is limits state (adapters/dynamodb/limits-store.ts), not part of the record. */
+export function isLimitsAttribute(name: string): boolean {
+  return name.startsWith('tat_') || name.startsWith('cost_') || name === 'pendingRuns';
+}
+
+/** A user or organization item as its record: without key attributes and without its limits state. */
+export function withoutLimits<T>(item: Item): T {
+  return withoutAttributes<T>(item, Object.keys(item).filter(isLimitsAttribute));
 }

@@ -95,10 +95,20 @@ export async function issueApiKey(
   return { ...apiKeyView(record), key: generated.key };
 }
 
-export async function authenticate(deps: IdentityDeps, key: string | undefined): Promise<Principal> {
+/** The stored record of an API key; 401 for a missing or unknown key. */
+export async function findApiKey(deps: IdentityDeps, key: string | undefined): Promise<ApiKeyRecord> {
   if (!key) throw new UnauthorizedError('Missing API key: send it in the x-api-key header');
   const record = looksLikeApiKey(key) ? await deps.store.findApiKeyByHash(hashApiKey(key)) : undefined;
   if (!record) throw new UnauthorizedError('Invalid API key');
+  return record;
+}
+
+export async function authenticate(deps: IdentityDeps, key: string | undefined): Promise<Principal> {
+  return principalOf(deps, await findApiKey(deps, key));
+}
+
+/** The key's user as a principal; 401 when the user is gone. */
+export async function principalOf(deps: IdentityDeps, record: ApiKeyRecord): Promise<Principal> {
   const user = await deps.store.getUser(record.userId);
   if (!user) throw new UnauthorizedError('Invalid API key');
   return { user, apiKeyId: record.id };

@@ -7,7 +7,14 @@ import { UsageLimitExceededError } from '../errors';
 import type { IdentityStore, User } from '../identity/types';
 import { type LimitsConfig, ranksAbove } from './plans';
 import { type BucketRate, type BucketState, bucketState, refusedState } from './token-bucket';
-import { type BucketKind, type BucketName, bucketIdOf, type LimitOwner, type LimitsStore } from './types';
+import {
+  type BucketKind,
+  type BucketName,
+  bucketIdOf,
+  type LimitOwner,
+  type LimitsStore,
+  type TakeOptions,
+} from './types';
 
 export interface LimitsDeps {
   store: LimitsStore;
@@ -25,6 +32,8 @@ export interface Admission {
   periodCostUsd: number;
   /** What the request added to the period's cost (a run's base charge), to refund if no run starts. */
   charged?: { ownerKey: string; period: string; usd: number };
+  /** For a user owner: the user as stored now (read by the same write). */
+  user?: User;
 }
 
 /**
@@ -42,11 +51,7 @@ export async function limitOwnerOf(deps: LimitsDeps, user: User): Promise<LimitO
       };
     }
   }
-  return {
-    key: `user#${user.id}`,
-    plan: user.plan,
-    usageLimitUsd: user.usageLimitUsd ?? deps.config.usageLimitsUsd[user.plan],
-  };
+  return ownLimitsOf(deps, user);
 }
 
 /** The usage period a moment falls in: its calendar month, UTC (`2026-11`). */
@@ -67,8 +72,18 @@ export async function takeToken(
   owner: LimitOwner,
   kind: BucketKind,
   chargeUsd = 0,
+  guard?: TakeOptions['guard'],
 ): Promise<Admission> {
-  return take(deps, owner.key, kind, rateOf(deps, owner, kind), chargeUsd);
+  return take(deps, owner.key, kind, rateOf(deps, owner, kind), chargeUsd, guard);
+}
+
+/** A user's own limits (for a user in no organization, or whose organization ranks no higher). */
+export function ownLimitsOf(deps: Pick<LimitsDeps, 'config'>, user: User): LimitOwner {
+  return {
+    key: `user#${user.id}`,
+    plan: user.plan,
+    usageLimitUsd: user.usageLimitUsd ?? deps.config.usageLimitsUsd[user.plan],
+  };
 }
 
 /** Counts a failed authentication against its source address. */
@@ -82,6 +97,7 @@ async function take(
   bucket: BucketName,
   rate: BucketRate,
   chargeUsd: number,
+  guard?: TakeOptions['guard'],
 ): Promise<Admission> {
   const now = deps.now();
   const nowInMs = now.getTime();
@@ -89,6 +105,7 @@ async function take(
   const outcome = await deps.store.take(ownerKey, bucketIdOf(bucket, rate), rate, nowInMs, {
     period,
     chargeUsd,
+    guard,
   });
   return {
     bucket,
@@ -98,6 +115,7 @@ async function take(
       : refusedState(rate, outcome.tatInMs, nowInMs),
     periodCostUsd: outcome.periodCostUsd,
     ...(outcome.admitted && chargeUsd > 0 ? { charged: { ownerKey, period, usd: chargeUsd } } : {}),
+    ...(outcome.user ? { user: outcome.user } : {}),
   };
 }
 

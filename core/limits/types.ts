@@ -3,7 +3,7 @@
  * to the user (its members then share its buckets and its usage), or, for failed authentication,
  * a source address. Each owner has one token bucket per kind and a cost per usage period.
  */
-import type { Plan } from '../identity/types';
+import type { Plan, User } from '../identity/types';
 import type { BucketRate } from './token-bucket';
 
 /** `api`: every x-api-key request that is not an execution; `sync`/`async`: executions. */
@@ -33,6 +33,8 @@ export type TakeOutcome = {
   tatInMs: number;
   /** The owner's cost in the period asked for, before this take's charge (0 when none was asked). */
   periodCostUsd: number;
+  /** For an owner that is a user: the user as stored now (the take read it anyway). */
+  user?: User;
 } & ({ admitted: true } | { admitted: false });
 
 /** What a take also does: read the cost of a period, and add a charge to it when admitted. */
@@ -40,6 +42,11 @@ export interface TakeOptions {
   period?: string;
   /** USD added to the period's cost in the same write, when the token is taken. */
   chargeUsd?: number;
+  /**
+   * Take only if the user owner is still on this plan and in no organization (what the caller
+   * assumed when it chose the bucket); otherwise the take is refused and `user` says why.
+   */
+  guard?: { plan: Plan };
 }
 
 /** An owner's limits as stored: each bucket's `tat` by bucket id (absent: never used) and a period's cost. */

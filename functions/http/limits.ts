@@ -6,19 +6,21 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { RouteDefinition } from '../../catalog/routes';
 import { isServiceError, RateLimitExceededError } from '../../core/errors';
-import type { Principal } from '../../core/identity/service';
-import type { User } from '../../core/identity/types';
+import { type Principal, principalOf } from '../../core/identity/service';
+import type { ApiKeyRecord, Plan, User } from '../../core/identity/types';
 import { BlockedSources } from '../../core/limits/blocked-sources';
 import {
   type Admission,
   admitManualRun,
   limitOwnerOf,
+  ownLimitsOf,
   refundCharge,
   requireUsageLeft,
   takeAuthFailure,
   takeToken,
 } from '../../core/limits/service';
 import type { BucketKind, LimitOwner } from '../../core/limits/types';
+import { identityDeps } from '../wiring/identity';
 import { baseChargePerRunInUsd, limitsConfig, limitsDeps } from '../wiring/limits';
 
 /** What one request drew, kept so that whatever it is answered carries the bucket's headers. */
@@ -93,6 +95,52 @@ export async function admitExecutionOrCall(
   if (!limits.admission.admitted) throw rateLimitError(limits.admission);
   if (kind !== 'api') await requireUsageLeftOrRefund(owner, limits);
   return owner;
+}
+
+/** Plans of users in no organization, as last seen: the bucket a guarded take tries first. */
+const planHints = new Map<string, Plan>();
+
+function rememberPlan(user: User): void {
+  planHints.delete(user.id);
+  if (user.organizationId) return;
+  if (planHints.size >= 10_000) planHints.delete(planHints.keys().next().value as string);
+  planHints.set(user.id, user.plan);
+}
+
+/**
+ * Authenticates a key's request and draws its token. For a user seen before (in no
+ * organization), one write does both: the take is guarded by the plan last seen, and answers the
+ * user as stored. Otherwise (or when the guard no longer holds: nothing was taken then) the user
+ * is read first and the owner resolved, as for any request.
+ */
+export async function authenticateAndAdmit(
+  route: RouteDefinition,
+  apiKey: ApiKeyRecord,
+  headers: Record<string, string>,
+  limits: RequestLimits,
+): Promise<Principal> {
+  const plan = planHints.get(apiKey.userId);
+  if (plan !== undefined && route.rateLimit !== 'manual') {
+    const deps = limitsDeps();
+    const kind = route.rateLimit === 'execution' ? executionBucketOf(headers) : 'api';
+    const assumed = ownLimitsOf(deps, { id: apiKey.userId, plan } as User);
+    const admission = await takeToken(deps, assumed, kind, kind === 'api' ? 0 : baseChargePerRunInUsd(), {
+      plan,
+    });
+    const user = admission.user;
+    if (user && user.plan === plan && !user.organizationId) {
+      limits.owner = ownLimitsOf(deps, user);
+      limits.admission = admission;
+      if (!admission.admitted) throw rateLimitError(admission);
+      if (kind !== 'api') await requireUsageLeftOrRefund(limits.owner, limits);
+      return { user, apiKeyId: apiKey.id };
+    }
+    planHints.delete(apiKey.userId);
+  }
+  const principal = await principalOf(identityDeps(), apiKey);
+  rememberPlan(principal.user);
+  await admitRequest(route, principal, headers, limits);
+  return principal;
 }
 
 async function requireUsageLeftOrRefund(owner: LimitOwner, limits: RequestLimits): Promise<void> {

@@ -9,10 +9,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod';
 import { findRoute, type RouteDefinition, type RouteId, type routes } from '../../catalog/routes';
 import { ValidationError } from '../../core/errors';
-import { authenticate, type Principal } from '../../core/identity/service';
+import { findApiKey, type Principal } from '../../core/identity/service';
 import { identityDeps } from '../wiring/identity';
 import { requireAdminKey } from './admin-key';
-import { admitRequest, countFailedAuthentication, RequestLimits, refuseBlockedSource } from './limits';
+import {
+  authenticateAndAdmit,
+  countFailedAuthentication,
+  RequestLimits,
+  refuseBlockedSource,
+} from './limits';
 import { logger, withInvocationLogger } from './logger';
 import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
@@ -88,8 +93,7 @@ export async function routeInputOf<R>(
   const headers = lowercaseHeaders(event.headers);
   // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
   const pathParameters = decodePathParameters(event.pathParameters);
-  const principal = await authorize(route, headers);
-  if (principal) await admitRequest(route, principal, headers, limits);
+  const principal = await authorize(route, headers, limits);
   return {
     params: validate(route.request?.params, pathParameters, 'path parameter'),
     query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
@@ -101,16 +105,19 @@ export async function routeInputOf<R>(
   } as RouteInput<R>;
 }
 
+/** Admin key, or API key with the request's token drawn (see functions/http/limits.ts). */
 async function authorize(
   route: RouteDefinition,
   headers: Record<string, string>,
+  limits: RequestLimits,
 ): Promise<Principal | undefined> {
   if (route.auth === 'admin') {
     await requireAdminKey(headers['x-admin-key']);
     return undefined;
   }
   if (route.auth === 'apiKey') {
-    const principal = await authenticate(identityDeps(), headers['x-api-key']);
+    const apiKey = await findApiKey(identityDeps(), headers['x-api-key']);
+    const principal = await authenticateAndAdmit(route, apiKey, headers, limits);
     logger.appendKeys({ userId: principal.user.id });
     return principal;
   }

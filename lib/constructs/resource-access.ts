@@ -96,6 +96,18 @@ export class ResourceAccessGrant extends Construct {
       setEnv(tables[name].envVar, table.tableName);
     }
 
+    if (access.ownerLimits === 'update') {
+      const entities = resources.tables.entities;
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:UpdateItem'],
+          resources: [entities.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USER#*', 'ORG#*'] } },
+        }),
+      );
+      setEnv(tables.entities.envVar, entities.tableName);
+    }
+
     let objectWildcard = false;
     for (const [name, level] of entries<BucketName, 'read' | 'readWrite'>(access.buckets)) {
       const bucket = resources.buckets[name];

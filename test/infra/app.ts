@@ -72,6 +72,7 @@ export interface PolicyStatement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: Record<string, unknown>;
 }
 
 export function asList<T>(value: T | T[]): T[] {

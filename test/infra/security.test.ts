@@ -66,19 +66,35 @@ describe('least privilege', () => {
       .sort();
   }
 
-  it('read-only routes write to no table but the limits table (their tokens)', () => {
+  it('read-only routes write to no table but the limits table, and update only user and organization items', () => {
     const readOnly = allRoutes.filter(
       (route) => route.access.tables && Object.values(route.access.tables).every((level) => level === 'read'),
     );
     expect(readOnly.map((route) => route.id)).toContain('listWorkspaces');
     for (const route of readOnly) {
-      expect(actionsOf(statementsOf(fnOf(route.id))), route.id).toContain('dynamodb:Query');
-      expect(tablesWrittenBy(route.id), route.id).toEqual(['limits']);
+      const statements = statementsOf(fnOf(route.id));
+      expect(actionsOf(statements), route.id).toContain('dynamodb:Query');
+      const entityWrites = statements.filter(
+        (statement) =>
+          asList(statement.Action).some((action) => writeActions.includes(action)) &&
+          JSON.stringify(statement.Resource).includes(logicalIdOf(stacks.data.tables.entities)),
+      );
+      // Their tokens: UpdateItem of the caller's user (or organization) item, under a key condition
+      expect(entityWrites, route.id).toHaveLength(1);
+      expect(asList(entityWrites[0].Action)).toEqual(['dynamodb:UpdateItem']);
+      expect(entityWrites[0].Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USER#*', 'ORG#*'] },
+      });
+      expect(
+        tablesWrittenBy(route.id).filter((name) => name !== 'entities'),
+        route.id,
+      ).toEqual(['limits']);
     }
   });
 
   it('routes that write get the item write actions on their table (and the limits table) only', () => {
     expect(tablesWrittenBy('createWorkflow')).toEqual(['entities', 'limits']);
+    expect(tablesWrittenBy('executeWorkflow')).toEqual(['entities', 'executions', 'limits']);
   });
 
   it('routes that neither authenticate nor draw tokens cannot touch the limits table', () => {
@@ -125,8 +141,16 @@ describe('least privilege', () => {
       );
     }
     expect(tablesWrittenBy('executionStep')).toEqual(['executions']);
-    // Finalize adds each run's cost to its owner's usage.
-    expect(tablesWrittenBy('executionFinalize')).toEqual(['executions', 'limits']);
+    // Finalize adds each run's cost to its owner's usage: on user and organization items only.
+    expect(tablesWrittenBy('executionFinalize')).toEqual(['entities', 'executions', 'limits']);
+    const entityWrite = statementsOf(fnOf('executionFinalize')).find(
+      (statement) =>
+        JSON.stringify(statement.Resource).includes(logicalIdOf(stacks.data.tables.entities)) &&
+        asList(statement.Action).includes('dynamodb:UpdateItem'),
+    );
+    expect(entityWrite?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USER#*', 'ORG#*'] },
+    });
   });
 
   it('no function may Scan, use action wildcards, or touch "*" except for X-Ray', () => {

@@ -33,8 +33,13 @@ function resourceOf(fn: ServiceFunction): CfnResource {
 
 /** Expected environment variable names of a function with the given access. */
 function envVarsFor(access: RouteDefinition['access']): string[] {
+  // Limits kept on user and organization items need the entities table's name, once.
+  const tableNames = new Set([
+    ...Object.keys(access.tables ?? {}),
+    ...(access.ownerLimits ? ['entities'] : []),
+  ]);
   return [
-    ...Object.keys(access.tables ?? {}).map((name) => tables[name as keyof typeof tables].envVar),
+    ...[...tableNames].map((name) => tables[name as keyof typeof tables].envVar),
     ...Object.keys(access.buckets ?? {}).map((name) => buckets[name as keyof typeof buckets].envVar),
     ...Object.keys(access.queues ?? {}).map((name) => queues[name as keyof typeof queues].envVar),
     ...Object.keys(access.stateMachines ?? {}).map(

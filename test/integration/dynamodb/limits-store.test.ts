@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoLimitsStore } from '../../../adapters/dynamodb/limits-store';
 import { newId } from '../../../core/ids';
@@ -11,13 +12,18 @@ const now = Date.parse('2026-11-22T12:00:00.000Z');
 
 beforeAll(async () => {
   dynamo = await startLocalDynamoDb();
-  store = new DynamoLimitsStore({ client: dynamo.client, tableName: dynamo.limitsTable });
+  store = new DynamoLimitsStore({
+    client: dynamo.client,
+    tableName: dynamo.limitsTable,
+    entitiesTableName: dynamo.entitiesTable,
+  });
 });
 afterAll(async () => {
   await dynamo?.stop();
 });
 
-const owner = () => `user#${newId('usr')}`;
+/** Owners kept in the limits table (as source addresses are); users and organizations are tested below. */
+const owner = () => `source#${newId('src')}`;
 /** Execution ids are unique across owners, as the marks of costed runs are. */
 const run = () => newId('run');
 
@@ -145,5 +151,62 @@ describe('DynamoLimitsStore usage', () => {
     const key = owner();
     await Promise.all(Array.from({ length: 50 }, () => store.addRunCost(key, '2026-11', run(), 0.001)));
     expect((await store.read(key, '2026-11')).periodCostUsd).toBe(0.05);
+  });
+});
+
+describe('DynamoLimitsStore on user and organization items', () => {
+  async function aUser(plan: 'free' | 'pro' = 'free', organizationId?: string) {
+    const id = newId('usr');
+    await dynamo.client.send(
+      new PutCommand({
+        TableName: dynamo.entitiesTable,
+        Item: {
+          pk: `USER#${id}`,
+          sk: 'USER',
+          id,
+          email: `${id}@example.com`,
+          name: 'U',
+          plan,
+          organizationId,
+          createdAt: 'x',
+        },
+      }),
+    );
+    return id;
+  }
+
+  it("keeps a user's buckets and usage on the user's item, and answers the user without them", async () => {
+    // Prepare
+    const id = await aUser();
+
+    // Act
+    const taken = await store.take(`user#${id}`, 'sync_60_120', free, now, {
+      period: '2026-11',
+      chargeUsd: 0.001,
+    });
+
+    // Assess
+    expect(taken).toMatchObject({ admitted: true, periodCostUsd: 0 });
+    expect(taken.user).toEqual({ id, email: `${id}@example.com`, name: 'U', plan: 'free', createdAt: 'x' });
+    const raw = await dynamo.rawItem(dynamo.entitiesTable, `USER#${id}`, 'USER');
+    expect(raw?.tat_sync_60_120?.N).toBe(String(now + 1000));
+    expect(raw?.['cost_2026-11']?.N).toBe('0.001');
+  });
+
+  it('takes nothing when the guard no longer holds, and says who the user is now', async () => {
+    const onPro = await aUser('pro');
+    const inOrganization = await aUser('free', 'org_1');
+    const planChanged = await store.take(`user#${onPro}`, 'api', free, now, { guard: { plan: 'free' } });
+    const joined = await store.take(`user#${inOrganization}`, 'api', free, now, { guard: { plan: 'free' } });
+    expect(planChanged).toMatchObject({ admitted: false, user: { plan: 'pro' } });
+    expect(joined).toMatchObject({ admitted: false, user: { organizationId: 'org_1' } });
+    expect((await store.read(`user#${onPro}`, '2026-11')).tatInMs).toEqual({});
+  });
+
+  it('never creates the item of a user or organization that does not exist', async () => {
+    const missing = `user#${newId('usr')}`;
+    expect((await store.take(missing, 'api', free, now)).admitted).toBe(false);
+    await store.addRunCost(missing, '2026-11', newId('run'), 1);
+    expect(await dynamo.rawItem(dynamo.entitiesTable, `USER#${missing.slice(5)}`, 'USER')).toBeUndefined();
   });
 });

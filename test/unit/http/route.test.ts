@@ -23,7 +23,8 @@ describe('httpRoute', () => {
     dynamo.reset();
     dynamo.on(UpdateCommand).callsFake((input) => {
       const values = input.ExpressionAttributeValues;
-      return { Attributes: { tat_authFailures: values[':next'] ?? values[':now'] + values[':interval'] } };
+      const tat = input.ExpressionAttributeNames['#tat'];
+      return { Attributes: { [tat]: values[':next'] ?? values[':now'] + values[':interval'] } };
     });
   });
   afterAll(() => dynamo.restore());
