@@ -127,6 +127,7 @@ export function printLimitsBench(result: LimitsBench): void {
     `  member of an org    p50 ${result.organizationTokenP50InMs} ms (${ratio(result.organizationTokenP50InMs)}; reads the organization's plan too)`,
   );
   console.log(
-    `  usage per run       p50 ${result.runCostP50InMs} ms in Finalize (${ratio(result.runCostP50InMs)})`,
+    `  model cost of a run p50 ${result.runCostP50InMs} ms in Finalize (${ratio(result.runCostP50InMs)}), ` +
+      'only for runs that used a model: the base charge comes with the token',
   );
 }

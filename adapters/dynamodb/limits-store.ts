@@ -113,11 +113,17 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     const charge = options.chargeUsd && options.period ? options.chargeUsd : 0;
     const owner = this.ownerItem(ownerKey);
     const guard = options.guard;
+    // Conditions are kept to single clauses without parentheses: dynalite parses every expression
+    // afresh, and a compound one costs about as much CPU again as the update. A guard's plan
+    // equality also proves the item exists.
     const conditionOf = (condition: string) =>
       [
-        owner.entity ? 'attribute_exists(pk)' : '',
-        guard ? '#plan = :plan AND attribute_not_exists(organizationId)' : '',
-        `(${condition})`,
+        guard
+          ? '#plan = :plan AND attribute_not_exists(organizationId)'
+          : owner.entity
+            ? 'attribute_exists(pk)'
+            : '',
+        condition,
       ]
         .filter(Boolean)
         .join(' AND ');
@@ -139,13 +145,14 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
         },
       });
     const busy = () =>
-      update('SET #tat = #tat + :interval', '#tat >= :now AND #tat <= :limit', {
+      update('SET #tat = #tat + :interval', '#tat BETWEEN :now AND :limit', {
         ':interval': interval,
         ':now': nowInMs,
         ':limit': admitLimitInMs(rate, nowInMs),
       });
     const idle = () =>
-      update('SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
+      // A comparison with a missing attribute is false, so this also holds for a new bucket.
+      update('SET #tat = :next', 'NOT #tat >= :now', {
         ':next': nowInMs + interval,
         ':now': nowInMs,
       });
