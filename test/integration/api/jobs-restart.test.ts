@@ -17,6 +17,15 @@ const jobCount = 100;
 let receiver: Server;
 let receiverUrl: string;
 const hits = new Map<number, number>();
+/**
+ * The receiver holds its answers until the first process is stopping: the runs that reached their
+ * API block wait there, the rest of the backlog stays queued, however fast (or slowly) this machine
+ * accepts the requests.
+ */
+let openGate: () => void = () => undefined;
+const gate = new Promise<void>((resolve) => {
+  openGate = resolve;
+});
 let dataDir: string;
 
 beforeAll(async () => {
@@ -30,7 +39,9 @@ beforeAll(async () => {
     req.on('end', () => {
       const { n } = JSON.parse(body) as { n: number };
       hits.set(n, (hits.get(n) ?? 0) + 1);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ seen: n }));
+      void gate.then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ seen: n }));
+      });
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -70,7 +81,10 @@ describe('a restart in the middle of a backlog of async jobs', () => {
         }),
       ),
     );
-    await first.stop();
+    // The stop lets the runs in a step finish it: they get their answers now.
+    const stopping = first.stop();
+    openGate();
+    await stopping;
     const doneBeforeRestart = hits.size;
 
     // Act
