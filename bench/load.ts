@@ -6,6 +6,8 @@ export interface Target {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** Other users' requests of the same kind: with `spread`, client i sends `users[i % n]`'s. */
+  users?: { path: string; headers: Record<string, string> }[];
 }
 
 export interface LoadResult {
@@ -40,16 +42,19 @@ export async function runLoad(
   target: Target,
   concurrency: number,
   requestsPerClient: number,
+  options: { spread?: boolean } = {},
 ): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, client) => {
+      const users = options.spread ? (target.users ?? []) : [];
+      const own = users.length ? { ...target, ...users[client % users.length] } : target;
       for (let i = 0; i < requestsPerClient; i++) {
         const before = performance.now();
-        const status = await send(target, agent);
+        const status = await send(own, agent);
         latencies.push(performance.now() - before);
         if (status !== 200) errors += 1;
       }

@@ -92,6 +92,10 @@ try {
     console.log(row('baseline', baseline[i], baseline[i]));
     console.log(row('service', service[i], baseline[i]));
   }
+  // The same load from 16 users, one client each: no user's own records are shared by the clients.
+  const baselineAtC16 = baseline[concurrencies.indexOf(16)];
+  const spread = await runLoad(serviceServer.target, 16, Math.ceil(requestsPerRun / 16), { spread: true });
+  console.log(row('16 users', spread, baselineAtC16));
 
   // Streamed runs of the same workflow: time to the first byte of the event stream.
   const streamRequests = Number(process.env.BENCH_STREAM_REQUESTS ?? 300);
@@ -134,7 +138,7 @@ try {
     stateMachine,
     stackStart,
     limits,
-    syncExecution: { workflow: 'start → function → response', baseline, service },
+    syncExecution: { workflow: 'start → function → response', baseline, service, sixteenUsers: spread },
     streamedExecution: {
       workflow: 'start → function → response',
       baseline: streamBaseline,

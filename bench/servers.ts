@@ -25,11 +25,27 @@ async function service(dataDir: string) {
     state: hello.state,
   });
   await tenant.call('POST', `/api/workflows/${body.data.id}/deploy`);
+  // Sixteen more users with the same workflow: load spread over users, as a service has it.
+  const users = [];
+  for (let index = 0; index < 16; index++) {
+    const user = await client.newTenant(`bench-${index}`);
+    const created = await user.call('POST', '/api/workflows', {
+      workspaceId: user.workspaceId,
+      name: 'Bench',
+      state: hello.state,
+    });
+    await user.call('POST', `/api/workflows/${created.body.data.id}/deploy`);
+    users.push({
+      path: `/api/workflows/${created.body.data.id}/execute`,
+      headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' },
+    });
+  }
   return {
     url: running.url.replace('localhost', '127.0.0.1'),
     path: `/api/workflows/${body.data.id}/execute`,
     headers: { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' },
     body: JSON.stringify(hello.sampleInput),
+    users,
   };
 }
 
