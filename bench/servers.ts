@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { startLocalService } from '../local/service';
 import { unreachableRateLimitsJson } from '../test/support/limits';
-import { makeClient } from '../test/support/service';
+import { deployedWorkflow, makeClient } from '../test/support/service';
 import { exampleWorkflows } from '../local/seed';
 
 async function service(dataDir: string) {
@@ -17,33 +17,22 @@ async function service(dataDir: string) {
   process.env.RATE_LIMITS_JSON = unreachableRateLimitsJson;
   const running = await startLocalService({ dataDir, port: 0, host: '127.0.0.1' });
   const client = makeClient(running);
-  const tenant = await client.newTenant('bench');
   const hello = exampleWorkflows.find((workflow) => workflow.name === 'Hello')!;
-  const { body } = await tenant.call('POST', '/api/workflows', {
-    workspaceId: tenant.workspaceId,
-    name: 'Bench',
-    state: hello.state,
-  });
-  await tenant.call('POST', `/api/workflows/${body.data.id}/deploy`);
+  const user = async (name: string) => {
+    const tenant = await client.newTenant(name);
+    const workflowId = await deployedWorkflow(tenant, hello.state);
+    return {
+      path: `/api/workflows/${workflowId}/execute`,
+      headers: { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' },
+    };
+  };
+  const main = await user('bench');
   // Sixteen more users with the same workflow: load spread over users, as a service has it.
   const users = [];
-  for (let index = 0; index < 16; index++) {
-    const user = await client.newTenant(`bench-${index}`);
-    const created = await user.call('POST', '/api/workflows', {
-      workspaceId: user.workspaceId,
-      name: 'Bench',
-      state: hello.state,
-    });
-    await user.call('POST', `/api/workflows/${created.body.data.id}/deploy`);
-    users.push({
-      path: `/api/workflows/${created.body.data.id}/execute`,
-      headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' },
-    });
-  }
+  for (let index = 0; index < 16; index++) users.push(await user(`bench-${index}`));
   return {
     url: running.url.replace('localhost', '127.0.0.1'),
-    path: `/api/workflows/${body.data.id}/execute`,
-    headers: { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' },
+    ...main,
     body: JSON.stringify(hello.sampleInput),
     users,
   };

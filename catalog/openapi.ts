@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document, generated from the route table's zod schemas. */
 import { z } from 'zod';
-import { type RouteDefinition, routes } from './routes';
+import { drawsTokens, type RouteDefinition, routes } from './routes';
 import { errorBody } from './schemas';
 
 type JsonSchema = Record<string, unknown>;
@@ -59,11 +59,6 @@ const rateLimitHeaders = {
     schema: { type: 'string', format: 'date-time' },
   },
 };
-
-/** Whether the route's answers carry a bucket's X-RateLimit-* headers. */
-function drawsTokens(route: RouteDefinition): boolean {
-  return route.auth === 'apiKey' || route.rateLimit === 'handler';
-}
 
 function operation(route: RouteDefinition): JsonSchema {
   const errorContent = { 'application/json': { schema: toSchema(errorBody, 'output') } };

@@ -40,19 +40,23 @@ export interface RouteDefinition {
   rateLimit?: 'execution' | 'manual' | 'handler';
 }
 
+/** Whether a route's requests draw tokens (and so answer with a bucket's X-RateLimit-* headers). */
+export function drawsTokens(route: RouteDefinition): boolean {
+  return route.auth === 'apiKey' || route.rateLimit !== undefined;
+}
+
 /**
  * What a route's function may touch: its own access, plus the limits table for every route that
  * can refuse an authentication (failures are counted per source address), and the limits kept on
  * user and organization items for every route that draws a token.
  */
 export function routeAccess(route: RouteDefinition): ResourceAccess {
-  if (route.auth === 'none' && route.rateLimit === undefined) return route.access;
+  if (route.auth === 'none' && !drawsTokens(route)) return route.access;
   const withLimits: ResourceAccess = {
     ...route.access,
     tables: { ...route.access.tables, limits: 'readWrite' },
   };
-  if (route.auth === 'admin') return withLimits;
-  return { ...withLimits, ownerLimits: 'update' };
+  return drawsTokens(route) ? { ...withLimits, ownerLimits: 'update' } : withLimits;
 }
 
 const entities = { tables: { entities: 'read' } } as const satisfies ResourceAccess;

@@ -28,7 +28,8 @@
  * mark and adds nothing; one that comes after a crash between the add and the mark finds the id
  * still pending.
  */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BoundedMap } from '../../core/bounded-map';
 import type { User } from '../../core/identity/types';
 import type { LimitsStore, OwnerLimits, TakeOptions, TakeOutcome } from '../../core/limits/types';
 import { admitLimitInMs, type BucketRate, intervalInMs } from '../../core/limits/token-bucket';
@@ -38,7 +39,6 @@ import {
   type DynamoTableOptions,
   ENTITIES_TABLE_ENV,
   type Item,
-  isConditionalCheckFailed,
   LIMITS_TABLE_ENV,
   withoutLimits,
 } from './shared';
@@ -57,6 +57,13 @@ function limitsOf(item: Item | undefined, period: string): OwnerLimits {
 
 /** Long past any redelivery of a run's Finalize. */
 const runCostMarkRetentionInSeconds = 30 * 24 * 3600;
+
+/**
+ * The `tat` each bucket had after this process last took from it: a hint only (conditions decide),
+ * so that the first update tried is the one that holds, and a take is one write, not two. Kept for
+ * the process, not the store: wiring makes a store per request.
+ */
+const lastTatInMs = new BoundedMap<string, number>();
 
 interface OwnerItem {
   tableName: string;
@@ -95,12 +102,6 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
       return { tableName: this.entitiesTableName(), key: { pk: `ORG#${id}`, sk: 'ORG' }, entity: true };
     return { tableName: this.tableName, key: { pk: `LIMITS#${ownerKey}`, sk: 'LIMITS' }, entity: false };
   }
-
-  /**
-   * The `tat` each bucket had after this process last took from it: a hint only (conditions decide),
-   * so that the first update tried is the one that holds, and a take is one write, not two.
-   */
-  private readonly lastTatInMs = new Map<string, number>();
 
   async take(
     ownerKey: string,
@@ -159,7 +160,7 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     // The likelier update first; one that lost to a concurrent request finds the bucket in the
     // other state, so the other is tried, and the first once more, before the request is refused.
     const hintKey = `${ownerKey}|${bucketId}`;
-    const hint = this.lastTatInMs.get(hintKey);
+    const hint = lastTatInMs.get(hintKey);
     const [first, second] = hint !== undefined && hint >= nowInMs ? [busy, idle] : [idle, busy];
     const item = (await first()) ?? (await second()) ?? (await first());
     const costOf = (found: Item | undefined) =>
@@ -168,22 +169,15 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
       found && ownerKey.startsWith('user#') ? { user: withoutLimits<User>(found) } : {};
     if (item) {
       const tatInMs = Number(item[tatAttribute(bucketId)]);
-      this.remember(hintKey, tatInMs);
+      lastTatInMs.set(hintKey, tatInMs);
       return { admitted: true, tatInMs, periodCostUsd: costOf(item) - charge, ...userOf(item) };
     }
     // Neither: the bucket is beyond its burst (or the guard failed). Read it only now, to say
     // when the next token comes (and, for a user, who it is now).
     const found = await this.get(owner.key, owner.tableName);
     const tatInMs = Number(found?.[tatAttribute(bucketId)] ?? nowInMs);
-    this.remember(hintKey, tatInMs);
+    lastTatInMs.set(hintKey, tatInMs);
     return { admitted: false, tatInMs, periodCostUsd: costOf(found), ...userOf(found) };
-  }
-
-  private remember(hintKey: string, tatInMs: number): void {
-    this.lastTatInMs.delete(hintKey);
-    if (this.lastTatInMs.size >= 10_000)
-      this.lastTatInMs.delete(this.lastTatInMs.keys().next().value as string);
-    this.lastTatInMs.set(hintKey, tatInMs);
   }
 
   async read(ownerKey: string, period: string): Promise<OwnerLimits> {
@@ -234,23 +228,13 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
   /** Adds the cost unless the execution id is pending already (an earlier call stopped half-way). */
   private async addPending(ownerKey: string, period: string, executionId: string, costInUsd: number) {
     const owner = this.ownerItem(ownerKey);
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: owner.tableName,
-          Key: owner.key,
-          UpdateExpression: 'ADD #cost :cost, pendingRuns :run',
-          ConditionExpression: `${owner.entity ? 'attribute_exists(pk) AND ' : ''}(attribute_not_exists(pendingRuns) OR NOT contains(pendingRuns, :id))`,
-          ExpressionAttributeNames: { '#cost': costAttribute(period) },
-          ExpressionAttributeValues: {
-            ':cost': costInUsd,
-            ':run': new Set([executionId]),
-            ':id': executionId,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await this.updateWhere({
+      TableName: owner.tableName,
+      Key: owner.key,
+      UpdateExpression: 'ADD #cost :cost, pendingRuns :run',
+      ConditionExpression: `${owner.entity ? 'attribute_exists(pk) AND ' : ''}(attribute_not_exists(pendingRuns) OR NOT contains(pendingRuns, :id))`,
+      ExpressionAttributeNames: { '#cost': costAttribute(period) },
+      ExpressionAttributeValues: { ':cost': costInUsd, ':run': new Set([executionId]), ':id': executionId },
+    });
   }
 }

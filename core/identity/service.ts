@@ -103,10 +103,6 @@ export async function findApiKey(deps: IdentityDeps, key: string | undefined): P
   return record;
 }
 
-export async function authenticate(deps: IdentityDeps, key: string | undefined): Promise<Principal> {
-  return principalOf(deps, await findApiKey(deps, key));
-}
-
 /** The key's user as a principal; 401 when the user is gone. */
 export async function principalOf(deps: IdentityDeps, record: ApiKeyRecord): Promise<Principal> {
   const user = await deps.store.getUser(record.userId);

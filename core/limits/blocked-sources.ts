@@ -3,18 +3,17 @@
  * next token. A blocked address is refused before any key is checked, so it learns nothing from
  * its next guesses; the store is asked only when an authentication fails, never on the way in.
  */
-export class BlockedSources {
-  private readonly untilInMs = new Map<string, number>();
+import { BoundedMap } from '../bounded-map';
 
-  constructor(private readonly maxEntries = 10_000) {}
+export class BlockedSources {
+  private readonly untilInMs: BoundedMap<string, number>;
+
+  constructor(maxEntries = 10_000) {
+    // Oldest first: a flood of addresses evicts the ones blocked longest ago.
+    this.untilInMs = new BoundedMap(maxEntries);
+  }
 
   block(source: string, untilInMs: number): void {
-    this.untilInMs.delete(source);
-    // Oldest first: a flood of addresses evicts the ones blocked longest ago.
-    if (this.untilInMs.size >= this.maxEntries) {
-      const oldest = this.untilInMs.keys().next().value;
-      if (oldest !== undefined) this.untilInMs.delete(oldest);
-    }
     this.untilInMs.set(source, untilInMs);
   }
 

@@ -153,9 +153,19 @@ export async function refundCharge(deps: Pick<LimitsDeps, 'store'>, admission: A
 
 /** Refuses a new run once the period's cost has reached the owner's usage limit. */
 export function requireUsageLeft(owner: LimitOwner, periodCostUsd: number, now: Date): void {
-  if (periodCostUsd < owner.usageLimitUsd) return;
+  const error = usageLimitErrorOf(owner, periodCostUsd, now);
+  if (error) throw error;
+}
+
+/** The refusal of a new run once the period's cost has reached the owner's usage limit, if it has. */
+export function usageLimitErrorOf(
+  owner: LimitOwner,
+  periodCostUsd: number,
+  now: Date,
+): UsageLimitExceededError | undefined {
+  if (periodCostUsd < owner.usageLimitUsd) return undefined;
   const nextPeriod = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
-  throw new UsageLimitExceededError(
+  return new UsageLimitExceededError(
     `Usage limit exceeded: ${usd(periodCostUsd)} used of the ${usd(owner.usageLimitUsd)} this month allows on the ${owner.plan} plan. New runs are refused until ${nextPeriod.slice(0, 10)} or until the limit is raised`,
   );
 }

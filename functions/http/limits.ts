@@ -5,21 +5,21 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { RouteDefinition } from '../../catalog/routes';
-import { isServiceError, RateLimitExceededError } from '../../core/errors';
+import { isServiceError } from '../../core/errors';
 import { type Principal, principalOf } from '../../core/identity/service';
 import type { ApiKeyRecord, Plan, User } from '../../core/identity/types';
+import { BoundedMap } from '../../core/bounded-map';
 import { BlockedSources } from '../../core/limits/blocked-sources';
 import {
-  type Admission,
-  admitManualRun,
-  limitOwnerOf,
-  ownLimitsOf,
-  refundCharge,
-  requireUsageLeft,
-  takeAuthFailure,
-  takeToken,
-} from '../../core/limits/service';
-import type { BucketKind, LimitOwner } from '../../core/limits/types';
+  type AdmissionResult,
+  admitKnownUser,
+  admitOwner,
+  blockedSourceRefusal,
+  type RequestBucket,
+  rateLimitError,
+} from '../../core/limits/admission';
+import { type Admission, limitOwnerOf, refundCharge, takeAuthFailure } from '../../core/limits/service';
+import type { LimitOwner } from '../../core/limits/types';
 import { identityDeps } from '../wiring/identity';
 import { baseChargePerRunInUsd, limitsConfig, limitsDeps } from '../wiring/limits';
 
@@ -64,54 +64,31 @@ export function executionBucketOf(headers: Record<string, string>): 'sync' | 'as
   return headers['x-execution-mode']?.trim().toLowerCase() === 'async' ? 'async' : 'sync';
 }
 
-/**
- * Draws the token of a key-authenticated request: from `api`, from the execution bucket of its
- * mode, or (a manual run) nothing, with the `sync` bucket shown. An execution's base charge is
- * counted with its token; one past the usage limit is refused (402) and its charge refunded.
- */
-export async function admitRequest(
-  route: RouteDefinition,
-  principal: Principal,
-  headers: Record<string, string>,
-  limits: RequestLimits,
-): Promise<void> {
-  if (route.rateLimit === 'manual') {
-    const owner = await ownerFor(principal.user, limits);
-    limits.admission = await admitManualRun(limitsDeps(), owner, baseChargePerRunInUsd());
-    return requireUsageLeftOrRefund(owner, limits);
-  }
-  const kind = route.rateLimit === 'execution' ? executionBucketOf(headers) : 'api';
-  await admitExecutionOrCall(principal.user, kind, limits);
+/** What a key-authenticated request draws from, as the route table says. */
+function requestBucketOf(route: RouteDefinition, headers: Record<string, string>): RequestBucket {
+  if (route.rateLimit === 'manual') return 'manual';
+  return route.rateLimit === 'execution' ? executionBucketOf(headers) : 'api';
 }
 
-/** Draws a token from `kind` for the user's owner; 429 when none is left, 402 for a run past the usage limit. */
-export async function admitExecutionOrCall(
-  user: User,
-  kind: BucketKind,
-  limits: RequestLimits,
-): Promise<LimitOwner> {
-  const owner = await ownerFor(user, limits);
-  limits.admission = await takeToken(limitsDeps(), owner, kind, kind === 'api' ? 0 : baseChargePerRunInUsd());
-  if (!limits.admission.admitted) throw rateLimitError(limits.admission);
-  if (kind !== 'api') await requireUsageLeftOrRefund(owner, limits);
-  return owner;
+/** Keeps what the request drew (for its headers and its run), then throws its refusal, if any. */
+function record(limits: RequestLimits, result: AdmissionResult): void {
+  limits.owner = result.owner;
+  limits.admission = result.admission;
+  if (result.refusal) throw result.refusal;
 }
 
 /** Plans of users in no organization, as last seen: the bucket a guarded take tries first. */
-const planHints = new Map<string, Plan>();
+const planHints = new BoundedMap<string, Plan>();
 
 function rememberPlan(user: User): void {
-  planHints.delete(user.id);
-  if (user.organizationId) return;
-  if (planHints.size >= 10_000) planHints.delete(planHints.keys().next().value as string);
-  planHints.set(user.id, user.plan);
+  if (user.organizationId) planHints.delete(user.id);
+  else planHints.set(user.id, user.plan);
 }
 
 /**
  * Authenticates a key's request and draws its token. For a user seen before (in no
- * organization), one write does both: the take is guarded by the plan last seen, and answers the
- * user as stored. Otherwise (or when the guard no longer holds: nothing was taken then) the user
- * is read first and the owner resolved, as for any request.
+ * organization), one write does both (core/limits/admission.ts). Otherwise, or when what was seen
+ * no longer holds, the user is read first and the owner resolved.
  */
 export async function authenticateAndAdmit(
   route: RouteDefinition,
@@ -119,53 +96,28 @@ export async function authenticateAndAdmit(
   headers: Record<string, string>,
   limits: RequestLimits,
 ): Promise<Principal> {
+  const deps = limitsDeps();
+  const bucket = requestBucketOf(route, headers);
   const plan = planHints.get(apiKey.userId);
-  if (plan !== undefined && route.rateLimit !== 'manual') {
-    const deps = limitsDeps();
-    const kind = route.rateLimit === 'execution' ? executionBucketOf(headers) : 'api';
-    const assumed = ownLimitsOf(deps, { id: apiKey.userId, plan } as User);
-    const admission = await takeToken(deps, assumed, kind, kind === 'api' ? 0 : baseChargePerRunInUsd(), {
-      plan,
-    });
-    const user = admission.user;
-    if (user && user.plan === plan && !user.organizationId) {
-      limits.owner = ownLimitsOf(deps, user);
-      limits.admission = admission;
-      if (!admission.admitted) throw rateLimitError(admission);
-      if (kind !== 'api') await requireUsageLeftOrRefund(limits.owner, limits);
-      return { user, apiKeyId: apiKey.id };
+  if (plan !== undefined && bucket !== 'manual') {
+    const known = await admitKnownUser(deps, apiKey.userId, plan, bucket, baseChargePerRunInUsd());
+    if (known) {
+      record(limits, known);
+      return { user: known.user, apiKeyId: apiKey.id };
     }
     planHints.delete(apiKey.userId);
   }
   const principal = await principalOf(identityDeps(), apiKey);
   rememberPlan(principal.user);
-  await admitRequest(route, principal, headers, limits);
+  const owner = await limitOwnerOf(deps, principal.user);
+  record(limits, await admitOwner(deps, owner, bucket, baseChargePerRunInUsd()));
   return principal;
 }
 
-async function requireUsageLeftOrRefund(owner: LimitOwner, limits: RequestLimits): Promise<void> {
-  try {
-    requireUsageLeft(owner, limits.admission?.periodCostUsd ?? 0, new Date());
-  } catch (error) {
-    await limits.refundUnlessStarted();
-    throw error;
-  }
-}
-
-async function ownerFor(user: User, limits: RequestLimits): Promise<LimitOwner> {
-  limits.owner ??= await limitOwnerOf(limitsDeps(), user);
-  return limits.owner;
-}
-
-function rateLimitError(admission: Admission): RateLimitExceededError {
-  const what =
-    admission.bucket === 'authFailures'
-      ? 'failed authentications from this address'
-      : `the ${admission.bucket} bucket`;
-  return new RateLimitExceededError(
-    admission.state.retryAfterInSeconds ?? 1,
-    `Rate limit exceeded: no tokens left in ${what}; retry after ${admission.state.retryAfterInSeconds ?? 1} s`,
-  );
+/** A webhook call draws from the async bucket of the webhook's owner. */
+export async function admitWebhookCall(user: User, limits: RequestLimits): Promise<void> {
+  const deps = limitsDeps();
+  record(limits, await admitOwner(deps, await limitOwnerOf(deps, user), 'async', baseChargePerRunInUsd()));
 }
 
 const blockedSources = new BlockedSources();
@@ -179,22 +131,9 @@ export function refuseBlockedSource(event: APIGatewayProxyEvent, limits: Request
   const nowInMs = Date.now();
   const until = blockedSources.blockedUntil(sourceOf(event), nowInMs);
   if (until === undefined) return;
-  const retryAfterInSeconds = Math.max(1, Math.ceil((until - nowInMs) / 1000));
-  limits.admission = {
-    bucket: 'authFailures',
-    admitted: false,
-    state: {
-      limit: limitsConfig().authFailures.requestsPerMinute,
-      remaining: 0,
-      resetAt: new Date(until).toISOString(),
-      retryAfterInSeconds,
-    },
-    periodCostUsd: 0,
-  };
-  throw new RateLimitExceededError(
-    retryAfterInSeconds,
-    `Too many failed authentications from this address; retry after ${retryAfterInSeconds} s`,
-  );
+  const { admission, refusal } = blockedSourceRefusal({ config: limitsConfig() }, until, nowInMs);
+  limits.admission = admission;
+  throw refusal;
 }
 
 /**

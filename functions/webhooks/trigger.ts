@@ -4,7 +4,7 @@ import { prepareRun } from '../../core/runs/service';
 import { resolveWebhookCall } from '../../core/webhooks/service';
 import { parseJsonBody, requireJsonContentType } from '../http/json-body';
 import { logger } from '../http/logger';
-import { admitExecutionOrCall } from '../http/limits';
+import { admitWebhookCall } from '../http/limits';
 import { httpRoute } from '../http/route';
 import { prepareDeps } from '../wiring/execution';
 import { enqueueDeps } from '../wiring/jobs';
@@ -21,7 +21,7 @@ export const handler = httpRoute('triggerWebhook', async ({ params, headers, eve
     rawBody,
   });
   // The owner's async bucket, as an asynchronous execution by the owner would draw.
-  await admitExecutionOrCall(principal.user, 'async', limits);
+  await admitWebhookCall(principal.user, limits);
   if (rawBody !== '') requireJsonContentType(headers['content-type']);
   const input = parseJsonBody(event);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {

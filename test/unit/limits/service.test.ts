@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageLimitExceededError } from '../../../core/errors';
 import type { Organization, User } from '../../../core/identity/types';
+import { admitOwner } from '../../../core/limits/admission';
 import { limitsConfigFrom } from '../../../core/limits/plans';
 import {
   type Admission,
@@ -792,5 +793,43 @@ describe('usagePeriodOf', () => {
     // Assess
     expect(period).toBe('2026-01');
     expect(usagePeriodOf(new Date('2026-02-01T00:00:00.000Z'))).toBe('2026-02');
+  });
+});
+
+describe('admitOwner', () => {
+  it('answers a refused take with its 429, the bucket kept for the headers', async () => {
+    // Prepare
+    const { deps } = setup();
+    await takeMany(deps, freeOwner, 'sync', 120);
+
+    // Act
+    const result = await admitOwner(deps, freeOwner, 'sync', 0.001);
+
+    // Assess
+    expect(result.refusal).toMatchObject({ statusCode: 429, code: 'RATE_LIMIT_EXCEEDED' });
+    expect(result.refusal?.headers).toEqual({ 'Retry-After': '1' });
+    expect(result.admission.state.remaining).toBe(0);
+  });
+
+  it('answers a run past the usage limit with its 402, and gives its base charge back', async () => {
+    // Prepare
+    const { deps, store } = setup();
+    const owner: LimitOwner = { ...freeOwner, usageLimitUsd: 0.001 };
+    await admitOwner(deps, owner, 'sync', 0.001);
+
+    // Act
+    const result = await admitOwner(deps, owner, 'async', 0.001);
+
+    // Assess
+    expect(result.refusal).toMatchObject({ statusCode: 402, code: 'USAGE_LIMIT_EXCEEDED' });
+    expect(result.admission.charged).toBeUndefined();
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBe(0.001);
+  });
+
+  it('charges nothing to an API call, and never refuses it for usage', async () => {
+    const { deps, store } = setup();
+    const result = await admitOwner(deps, { ...freeOwner, usageLimitUsd: 0 }, 'api', 0.001);
+    expect(result.refusal).toBeUndefined();
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBe(0);
   });
 });
