@@ -11,6 +11,11 @@ export interface KeyAttributes {
 
 export interface IndexDefinition extends KeyAttributes {
   name: string;
+  /**
+   * The non-key attributes the index copies (INCLUDE projection); absent: all of them. Copying only a
+   * summary keeps each index write at one write unit whatever the size of the item.
+   */
+  projection?: readonly string[];
 }
 
 export interface TableDefinition extends KeyAttributes {
@@ -41,6 +46,30 @@ export interface StateMachineDefinition {
   description: string;
 }
 
+/**
+ * How long log entries stay: DynamoDB TTL on the entry, and the files bucket's lifecycle on the
+ * prefix of their large parts (a day longer, so an entry never points at a blob already gone).
+ */
+export const logRetention = { envVar: 'LOG_RETENTION_DAYS', defaultInDays: 30, blobPrefix: 'logs/' } as const;
+
+/** What the log's indexes copy of an entry: what a list item shows and every filter reads. */
+export const logSummaryAttributes = [
+  'id',
+  'workspaceId',
+  'workflowId',
+  'executionId',
+  'level',
+  'trigger',
+  'startedAt',
+  'endedAt',
+  'loggedAt',
+  'totalDurationMs',
+  'costTotal',
+  'models',
+  'files',
+  'ttl',
+] as const;
+
 export const tables = {
   entities: {
     envVar: 'ENTITIES_TABLE',
@@ -56,9 +85,26 @@ export const tables = {
     envVar: 'EXECUTIONS_TABLE',
     partitionKey: 'pk',
     sortKey: 'sk',
+    // The log's time-ordered indexes, sharded (see adapters/dynamodb/execution-log-store.ts).
     indexes: [
-      { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-      { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+      {
+        name: 'workspaceLog',
+        partitionKey: 'workspaceShard',
+        sortKey: 'position',
+        projection: logSummaryAttributes,
+      },
+      {
+        name: 'workflowLog',
+        partitionKey: 'workflowShard',
+        sortKey: 'position',
+        projection: logSummaryAttributes,
+      },
+      {
+        name: 'workspaceErrorLog',
+        partitionKey: 'errorShard',
+        sortKey: 'position',
+        projection: logSummaryAttributes,
+      },
     ],
     timeToLiveAttribute: 'ttl',
     description: 'Execution log entries, run checkpoints and jobs',
@@ -154,11 +200,32 @@ export const keys = {
   },
 } as const satisfies Record<string, KeyDefinition>;
 
+/**
+ * Secrets the service makes for itself (random, never shown to anyone): Secrets Manager in AWS, a key
+ * file under the data dir locally.
+ */
+export interface SecretDefinition {
+  /** Carries the secret's ARN to a handler (AWS). */
+  envVar: string;
+  /** Locally a key file (32 random bytes) stands in for the secret; its path goes in `envVar`. */
+  local: { fileName: string; envVar: string };
+  description: string;
+}
+
+export const secrets = {
+  logCursor: {
+    envVar: 'LOG_CURSOR_SECRET_ARN',
+    local: { fileName: 'log-cursor.key', envVar: 'LOG_CURSOR_KEY_FILE' },
+    description: 'Signs the log API cursors, so a tampered or foreign cursor is refused',
+  },
+} as const satisfies Record<string, SecretDefinition>;
+
 export type TableName = keyof typeof tables;
 export type BucketName = keyof typeof buckets;
 export type QueueName = keyof typeof queues;
 export type StateMachineName = keyof typeof stateMachines;
 export type KeyName = keyof typeof keys;
+export type SecretName = keyof typeof secrets;
 
 /** `encrypt` may only make new data keys (kms:GenerateDataKey), `decrypt` only unwrap them (kms:Decrypt). */
 export type KeyAccess = 'encrypt' | 'decrypt' | 'encryptDecrypt';
@@ -173,6 +240,8 @@ export interface ResourceAccess {
   /** `manage`: create, update and delete the schedules of the workflow schedule group (and pass its role). */
   schedules?: 'manage';
   keys?: Partial<Record<KeyName, KeyAccess>>;
+  /** `read`: GetSecretValue on the secret (its value never changes while the service runs). */
+  secrets?: Partial<Record<SecretName, 'read'>>;
   /** `invoke`: call Bedrock foundation models and inference profiles (agent and router blocks). */
   models?: 'invoke';
   /**

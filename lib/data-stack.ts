@@ -20,9 +20,12 @@ import {
   buckets,
   type KeyName,
   keys,
+  logRetention,
   type QueueName,
   queues,
   scheduleGroups,
+  type SecretName,
+  secrets,
   type TableName,
   tables,
 } from '../catalog/resources';
@@ -37,6 +40,7 @@ export class DataStack extends Stack {
   readonly accessLogsBucket: s3.Bucket;
   readonly keys = {} as Record<KeyName, kms.Key>;
   readonly adminKeySecret: secretsmanager.Secret;
+  readonly secrets = {} as Record<SecretName, secretsmanager.Secret>;
   /** Where alarms go: operators subscribe (e-mail, chat, paging) to be told. */
   readonly alarmTopic: sns.Topic;
   /** EventBridge Scheduler group of workflow schedules, each sending fires to the jobs queue. */
@@ -61,7 +65,9 @@ export class DataStack extends Stack {
           indexName: index.name,
           partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
           sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-          projectionType: dynamodb.ProjectionType.ALL,
+          ...('projection' in index
+            ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }
+            : { projectionType: dynamodb.ProjectionType.ALL }),
         });
       }
       this.tables[name] = table;
@@ -104,6 +110,8 @@ export class DataStack extends Stack {
         lifecycleRules: [
           { abortIncompleteMultipartUploadAfter: Duration.days(7) },
           { noncurrentVersionExpiration: Duration.days(30) },
+          // The large parts of log entries go with their entries (DynamoDB TTL), a day later.
+          { prefix: logRetention.blobPrefix, expiration: Duration.days(logRetention.defaultInDays + 1) },
         ],
       });
     }
@@ -162,6 +170,25 @@ export class DataStack extends Stack {
       });
     }
 
+    for (const [name, definition] of Object.entries(secrets) as [
+      SecretName,
+      (typeof secrets)[SecretName],
+    ][]) {
+      const secret = new secretsmanager.Secret(this, `${pascal(name)}Secret`, {
+        description: definition.description,
+        generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      });
+      NagSuppressions.addResourceSuppressions(secret, [
+        {
+          id: 'AwsSolutions-SMG4',
+          reason:
+            'A service-internal signing secret that no person or client ever holds; rotating it would only ' +
+            'invalidate the cursors in flight. Replace it deliberately (put a new value) if it is exposed.',
+        },
+      ]);
+      this.secrets[name] = secret;
+    }
+
     this.adminKeySecret = new secretsmanager.Secret(this, 'AdminApiKey', {
       description: 'The x-admin-key of the workflow service admin API',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
@@ -187,6 +214,7 @@ export class DataStack extends Stack {
       buckets: this.buckets,
       queues: this.queues,
       keys: this.keys,
+      secrets: this.secrets,
       scheduleGroup: this.scheduleGroup,
     };
   }

@@ -28,6 +28,7 @@ const lines = [
       `  curl -X POST ${service.url}/api/workflows/${workflow.id}/execute -H 'x-api-key: ${demo.apiKey}' -H 'content-type: application/json' -d '${JSON.stringify(workflow.sampleInput)}'   # ${workflow.name}`,
   ),
   `  curl '${service.url}/api/workflows?workspaceId=${demo.workspaceId}' -H 'x-api-key: ${demo.apiKey}'`,
+  `  curl '${service.url}/api/v1/logs?workspaceId=${demo.workspaceId}&limit=10' -H 'x-api-key: ${demo.apiKey}'   # the runs above`,
   `  curl ${service.url}/api/openapi.json`,
 ];
 console.log(lines.join('\n'));

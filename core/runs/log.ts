@@ -1,5 +1,6 @@
 /** The execution log: one entry per run, in the schema the logs API reads. */
-import type { CostSummary, TraceSpan } from '../engine/types';
+import type { CostSummary, TraceSpan, WorkflowGraph } from '../engine/types';
+import type { LogIndexReader } from '../logs/merge';
 import type { Trigger } from './types';
 
 export interface ExecutionLogEntry {
@@ -11,6 +12,11 @@ export interface ExecutionLogEntry {
   trigger: Trigger;
   startedAt: string;
   endedAt: string;
+  /**
+   * When the entry was written: its place in the log's time order (core/logs/position.ts). Taken
+   * just before the write, so an entry never lands far behind a reader that is polling forward.
+   */
+  loggedAt: string;
   totalDurationMs: number;
   cost: CostSummary;
   files: null | Array<Record<string, unknown>>;
@@ -23,7 +29,15 @@ export interface ExecutionLogEntry {
     finalOutput: unknown;
     error?: string;
   };
+  /**
+   * The graph a draft run (deployment version 0) used: drafts change, so it is kept with the entry;
+   * a deployed run's graph is its immutable deployment.
+   */
+  workflowState?: WorkflowGraph;
 }
+
+/** An entry without its execution data and draft graph (the large parts, read only when asked for). */
+export type LogEntryHead = Omit<ExecutionLogEntry, 'executionData' | 'workflowState'>;
 
 /**
  * A run has exactly one log entry, so its id follows from the execution id: a redelivered Finalize
@@ -33,12 +47,15 @@ export function logIdFor(executionId: string): string {
   return `log_${executionId}`;
 }
 
-/** Port. */
-export interface ExecutionLogStore {
+/** Port. Entries past the retention period read as missing. */
+export interface ExecutionLogStore extends LogIndexReader {
   /** Idempotent: the entry's id is `logIdFor(executionId)`, and a second put of it changes nothing. */
   putLogEntry(entry: ExecutionLogEntry): Promise<void>;
   getLogEntry(logId: string): Promise<ExecutionLogEntry | undefined>;
   getLogEntryByExecutionId(executionId: string): Promise<ExecutionLogEntry | undefined>;
+  /** The entries of these ids (any order; missing ones left out), with their large parts only if asked. */
+  getLogEntries(logIds: string[], options: { executionData: true }): Promise<ExecutionLogEntry[]>;
+  getLogEntries(logIds: string[], options: { executionData: false }): Promise<LogEntryHead[]>;
 }
 
 /** Port: where unfinished runs keep their checkpoint between steps. */

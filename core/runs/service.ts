@@ -17,6 +17,7 @@ import { recordRunCost } from '../limits/service';
 import type { LimitsStore } from '../limits/types';
 import { loadWorkflow } from '../workflows/service';
 import type { WorkflowRecord, WorkflowStore } from '../workflows/types';
+import { draftVersion } from './draft';
 import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './log';
 
 /** Results above this travel by reference: Step Functions caps a state's payload at 256 KB. */
@@ -65,8 +66,7 @@ export async function prepareRun(
   };
 }
 
-/** The deployment version a draft run carries: deployments count from 1. */
-export const draftVersion = 0;
+export { draftVersion };
 
 async function deployedGraph(deps: PrepareDeps, workflow: WorkflowRecord): Promise<WorkflowGraph> {
   if (!workflow.isDeployed || workflow.deployedVersion === undefined) {
@@ -241,7 +241,7 @@ async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<C
 }
 
 export interface FinalizeDeps {
-  logs: ExecutionLogStore;
+  logs: Pick<ExecutionLogStore, 'putLogEntry'>;
   /** Where the run's cost is added to its owner's usage. */
   usage: Pick<LimitsStore, 'addRunCost'>;
   checkpoints: CheckpointStore;
@@ -250,6 +250,8 @@ export interface FinalizeDeps {
   now: () => Date;
   /** Charged to every run, on top of its model costs. */
   baseChargePerRunInUsd: number;
+  /** Where a draft run's graph is read, to keep it with the entry (drafts change; deployments do not). */
+  drafts?: Pick<WorkflowStore, 'getWorkflow'>;
 }
 
 export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Promise<ExecutionAnswer> {
@@ -273,6 +275,8 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
       finalOutput: result.output,
       ...(result.error === undefined ? {} : { error: result.error }),
     },
+    ...(await draftGraphOf(deps, state)),
+    loggedAt: deps.now().toISOString(),
   };
   await deps.logs.putLogEntry(entry);
   await recordRunCost(deps.usage, state, entry.cost.total);
@@ -289,6 +293,15 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     await deps.checkpoints.delete(state.step.result.resultRef);
   }
   return executionAnswer(state, result, entry);
+}
+
+async function draftGraphOf(
+  deps: FinalizeDeps,
+  state: ExecutionState,
+): Promise<Pick<ExecutionLogEntry, 'workflowState'>> {
+  if (state.deploymentVersion !== draftVersion || !deps.drafts) return {};
+  const workflow = await deps.drafts.getWorkflow(state.workflowId);
+  return workflow ? { workflowState: workflow.state } : {};
 }
 
 async function runResultOf(deps: FinalizeDeps, state: ExecutionState): Promise<RunResult> {

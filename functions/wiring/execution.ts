@@ -4,23 +4,16 @@ import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store'
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
+import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import type { ExecutionStarter } from '../../core/runs/types';
 import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
-import { cachedDeployments } from '../../core/workflows/deployment-cache';
+import { deploymentReader } from './deployments';
 import { baseChargePerRunInUsd } from './limits';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
 
-let deployments: ReturnType<typeof cachedDeployments> | undefined;
-
-/** Deployments are immutable, so one cache serves the whole process. */
-export function deploymentReader(): ReturnType<typeof cachedDeployments> {
-  deployments ??= cachedDeployments({
-    getDeployment: (workflowId, version) => workflowDeps().workflows.getDeployment(workflowId, version),
-  });
-  return deployments;
-}
+export { deploymentReader };
 
 export function prepareDeps(): PrepareDeps {
   const deps = workflowDeps();
@@ -60,5 +53,7 @@ export function finalizeDeps(): FinalizeDeps {
     jobs: DynamoJobStore.fromEnv({ blobStore: blobStore() }),
     now: () => new Date(),
     baseChargePerRunInUsd: baseChargePerRunInUsd(),
+    // The workflow store alone: Finalize needs no identity reads.
+    drafts: DynamoWorkflowStore.fromEnv({ blobStore: blobStore() }),
   };
 }

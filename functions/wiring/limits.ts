@@ -1,7 +1,9 @@
 import { DynamoIdentityStore } from '../../adapters/dynamodb/identity-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
 import { type LimitsConfig, limitsConfigFrom } from '../../core/limits/plans';
-import type { LimitsDeps } from '../../core/limits/service';
+import type { Principal } from '../../core/identity/service';
+import { type LimitsBlock, type LimitsDeps, limitOwnerOf, limitsBlock } from '../../core/limits/service';
+import type { RequestLimits } from '../http/limits';
 
 let cached: { source: string; config: LimitsConfig } | undefined;
 
@@ -39,4 +41,10 @@ export function baseChargePerRunInUsd(): number {
     throw new Error('BASE_CHARGE_PER_RUN_USD must be a number of USD, zero or more');
   }
   return configured;
+}
+
+/** The limits block of the caller: the owner the request was admitted under (read again only if unknown). */
+export async function limitsOf(principal: Principal, limits: RequestLimits): Promise<LimitsBlock> {
+  const deps = limitsDeps();
+  return limitsBlock(deps, limits.owner ?? (await limitOwnerOf(deps, principal.user)));
 }

@@ -19,6 +19,8 @@ import {
   type QueueName,
   queues,
   type ResourceAccess,
+  type SecretName,
+  secrets,
   type StateMachineName,
   stateMachines,
   type TableName,
@@ -186,6 +188,12 @@ export class ResourceAccessGrant extends Construct {
         }),
       );
       setEnv(keys[name].envVar, key.keyArn);
+    }
+
+    for (const [name] of entries<SecretName, 'read'>(access.secrets)) {
+      const secret = resources.secrets[name];
+      allow(['secretsmanager:GetSecretValue'], [secret.secretArn]);
+      setEnv(secrets[name].envVar, secret.secretArn);
     }
 
     if (access.models === 'invoke') {

@@ -64,7 +64,10 @@ export async function ensureTables(client: DynamoDBClient): Promise<void> {
                       { AttributeName: index.partitionKey, KeyType: 'HASH' },
                       { AttributeName: index.sortKey, KeyType: 'RANGE' },
                     ],
-                    Projection: { ProjectionType: 'ALL' },
+                    Projection:
+                      'projection' in index
+                        ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] }
+                        : { ProjectionType: 'ALL' },
                   })),
           }),
         );

@@ -7,6 +7,8 @@
  * - KMS: a key file per catalogue key (`<dataDir>/secrets.key` unless `keyFiles` puts it elsewhere:
  *   32 random bytes, mode 0600), made on first start and kept; its path goes in the key's local
  *   variable (`ENVIRONMENT_KEY_FILE`)
+ * - Secrets Manager: a key file per catalogue secret (`<dataDir>/log-cursor.key`), its path in the
+ *   secret's local variable (`LOG_CURSOR_KEY_FILE`)
  *
  * The catalogue's tables, buckets and queues are created through the real AWS SDK clients, with the
  * local physical names (table = catalogue key, bucket = catalogue key, queue = catalogue key plus a
@@ -20,7 +22,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { resetClients } from '../../adapters/aws/clients';
 import { ensureLocalKeyFile } from '../../adapters/kms/local-key-wrapper';
-import { buckets, keys, queues, stateMachines, tables } from '../../catalog/resources';
+import { buckets, keys, queues, secrets, stateMachines, tables } from '../../catalog/resources';
 import { LOCAL_REGION, localStateMachineArn } from './constants';
 import { lockDataDir } from './data-dir-lock';
 import { ensureTables, startDynamoDb } from './dynamodb';
@@ -134,6 +136,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await mkdir(dirname(path), { recursive: true });
       await ensureLocalKeyFile(path);
       env[key.local.envVar] = path;
+    }
+    // The service's own secrets (cursor signing) stay with the data they sign: under the data dir.
+    for (const secret of Object.values(secrets)) {
+      const path = join(dataDir, secret.local.fileName);
+      await ensureLocalKeyFile(path);
+      env[secret.local.envVar] = path;
     }
 
     let stopping: Promise<void> | undefined;

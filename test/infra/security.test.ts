@@ -119,19 +119,31 @@ describe('least privilege', () => {
     }
   });
 
-  it('only admin routes can read the admin key secret', () => {
-    const secretId = logicalIdOf(stacks.data.adminKeySecret);
+  it('only admin routes can read the admin key secret, and only log routes the cursor secret', () => {
+    const adminSecretId = logicalIdOf(stacks.data.adminKeySecret);
+    const cursorSecretId = logicalIdOf(stacks.data.secrets.logCursor);
     for (const route of allRoutes) {
       const statements = statementsOf(fnOf(route.id)).filter((statement) =>
         asList(statement.Action).some((action) => action.startsWith('secretsmanager:')),
       );
-      if (route.auth === 'admin') {
-        expect(statements, route.id).toHaveLength(1);
-        expect(JSON.stringify(statements[0].Resource)).toContain(secretId);
-      } else {
-        expect(statements, route.id).toEqual([]);
-      }
+      const expected = [
+        ...(route.auth === 'admin' ? [adminSecretId] : []),
+        ...((route.access as { secrets?: object }).secrets ? [cursorSecretId] : []),
+      ];
+      expect(statements, route.id).toHaveLength(expected.length);
+      expected.forEach((secretId, i) => {
+        expect(JSON.stringify(statements[i].Resource), route.id).toContain(secretId);
+        if (secretId === cursorSecretId) {
+          expect(asList(statements[i].Action), route.id).toEqual(['secretsmanager:GetSecretValue']);
+        }
+      });
     }
+    expect(
+      allRoutes
+        .filter((route) => (route.access as { secrets?: object }).secrets)
+        .map((route) => route.id)
+        .sort(),
+    ).toEqual(['getLog', 'getLogExecution', 'listLogs']);
   });
 
   it('workers read the entities table, write the executions table and the files bucket', () => {

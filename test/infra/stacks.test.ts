@@ -6,7 +6,15 @@
 import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { executionDefinition } from '../../catalog/execution-definition';
-import { buckets, keys, queues, tables } from '../../catalog/resources';
+import {
+  buckets,
+  keys,
+  logRetention,
+  logSummaryAttributes,
+  queues,
+  secrets,
+  tables,
+} from '../../catalog/resources';
 import { type RouteDefinition, routeAccess, routes, workers } from '../../catalog/routes';
 import { apiStageName, apiThrottling } from '../../lib/api-stack';
 import {
@@ -50,6 +58,7 @@ function envVarsFor(access: RouteDefinition['access']): string[] {
         })[name as 'executionSync' | 'executionAsync'],
     ),
     ...Object.keys(access.keys ?? {}).map((name) => keys[name as keyof typeof keys].envVar),
+    ...Object.keys(access.secrets ?? {}).map((name) => secrets[name as keyof typeof secrets].envVar),
     ...(access.schedules === 'manage'
       ? ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'SCHEDULE_TARGET_QUEUE_ARN']
       : []),
@@ -295,6 +304,42 @@ describe('data', () => {
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ]);
       }
+    }
+  });
+
+  it('copies only the log summary into the log indexes, and expires entries and their large parts', () => {
+    const properties = data[logicalIdOf(stacks.data.tables.executions)].Properties;
+    const indexes = properties.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[];
+    expect(indexes.map((index) => index.IndexName)).toEqual([
+      'workspaceLog',
+      'workflowLog',
+      'workspaceErrorLog',
+    ]);
+    for (const index of indexes) {
+      expect(index.Projection, index.IndexName).toEqual({
+        ProjectionType: 'INCLUDE',
+        NonKeyAttributes: [...logSummaryAttributes],
+      });
+    }
+    expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    const files = data[logicalIdOf(stacks.data.buckets.files)].Properties;
+    expect((files.LifecycleConfiguration as { Rules: unknown[] }).Rules).toContainEqual(
+      expect.objectContaining({
+        Prefix: logRetention.blobPrefix,
+        ExpirationInDays: logRetention.defaultInDays + 1,
+        Status: 'Enabled',
+      }),
+    );
+  });
+
+  it('makes every service secret in Secrets Manager, generated, never written in the template', () => {
+    const secretResources = ofType(data, 'AWS::SecretsManager::Secret');
+    // The admin key and the catalogue's secrets.
+    expect(secretResources).toHaveLength(1 + Object.keys(secrets).length);
+    for (const name of Object.keys(secrets)) {
+      const secret = data[logicalIdOf(stacks.data.secrets[name as keyof typeof secrets])].Properties;
+      expect(secret.GenerateSecretString, name).toMatchObject({ PasswordLength: 64 });
+      expect(secret.SecretString, name).toBeUndefined();
     }
   });
 

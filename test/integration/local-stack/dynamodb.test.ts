@@ -80,7 +80,7 @@ describe('local stack DynamoDB', () => {
     await documents.send(
       new PutCommand({
         TableName: process.env.EXECUTIONS_TABLE,
-        Item: { pk: 'EXEC#1', sk: 'LOG', gsi2pk: 'W#1', gsi2sk: '1' },
+        Item: { pk: 'EXEC#1', sk: 'LOG', workflowShard: 'WF#1#0', position: '1', id: 'log_1', secret: 'x' },
       }),
     );
 
@@ -91,14 +91,17 @@ describe('local stack DynamoDB', () => {
     const byIndex = await documents.send(
       new QueryCommand({
         TableName: process.env.EXECUTIONS_TABLE,
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'W#1' },
+        IndexName: 'workflowLog',
+        KeyConditionExpression: 'workflowShard = :pk',
+        ExpressionAttributeValues: { ':pk': 'WF#1#0' },
       }),
     );
 
     // Assess
     expect(inEntities.Item).toBeUndefined();
-    expect(byIndex.Items).toHaveLength(1);
+    // The log indexes copy only the summary attributes, as in AWS.
+    expect(byIndex.Items).toEqual([
+      { pk: 'EXEC#1', sk: 'LOG', workflowShard: 'WF#1#0', position: '1', id: 'log_1' },
+    ]);
   });
 });

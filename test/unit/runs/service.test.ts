@@ -162,6 +162,53 @@ describe('finalizeRun', () => {
     expect(answer.body.code).toBeUndefined();
   });
 
+  it('stamps the entry with the time it is written, its place in the log', async () => {
+    // Prepare
+    const { written, store } = logs();
+    const done = await executeStep(stepDeps('return 5;', 60_000), state());
+
+    // Act
+    await finalizeRun(
+      {
+        logs: store,
+        checkpoints: new MemoryCheckpoints(),
+        jobs: noJobs,
+        usage: usageLedger(),
+        now,
+        baseChargePerRunInUsd: 0,
+      },
+      state({ step: done }),
+    );
+
+    // Assess
+    expect(written[0]?.loggedAt).toBe('2026-01-01T00:00:01.500Z');
+    expect(written[0]?.workflowState).toBeUndefined();
+  });
+
+  it("keeps a draft run's graph with its entry: the draft may change after the run", async () => {
+    // Prepare
+    const { written, store } = logs();
+    const draftGraph = graph('return 7;');
+    const done = await executeStep(stepDeps('return 7;', 60_000), state());
+
+    // Act
+    await finalizeRun(
+      {
+        logs: store,
+        checkpoints: new MemoryCheckpoints(),
+        jobs: noJobs,
+        usage: usageLedger(),
+        now,
+        baseChargePerRunInUsd: 0,
+        drafts: { getWorkflow: async () => ({ state: draftGraph }) as never },
+      },
+      state({ step: done, deploymentVersion: 0, trigger: 'manual' }),
+    );
+
+    // Assess
+    expect(written[0]).toMatchObject({ deploymentVersion: 0, workflowState: draftGraph });
+  });
+
   it('loads a result handed over by reference and then removes it', async () => {
     const { written, store } = logs();
     const checkpoints = new MemoryCheckpoints();

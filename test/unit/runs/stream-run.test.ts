@@ -45,16 +45,10 @@ function scriptedModels(chunks: string[], failure?: string): ModelGateway {
   };
 }
 
-class MemoryLogs implements ExecutionLogStore {
+class MemoryLogs implements Pick<ExecutionLogStore, 'putLogEntry'> {
   readonly entries: ExecutionLogEntry[] = [];
   async putLogEntry(entry: ExecutionLogEntry) {
     this.entries.push(entry);
-  }
-  async getLogEntry() {
-    return undefined;
-  }
-  async getLogEntryByExecutionId() {
-    return undefined;
   }
 }
 
@@ -70,7 +64,7 @@ function deps(
   options: {
     models?: ModelGateway;
     environmentOf?: (workspaceId: string) => Promise<Record<string, string>>;
-    logs?: ExecutionLogStore;
+    logs?: Pick<ExecutionLogStore, 'putLogEntry'>;
   } = {},
 ): StreamDeps {
   const deployment: Deployment = {

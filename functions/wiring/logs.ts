@@ -1,0 +1,40 @@
+/** Wiring of the log API: the log store, workflows (names, folders, deployments) and the cursor key. */
+import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
+import { serviceSecret } from '../../adapters/secrets/service-secret';
+import { secrets } from '../../catalog/resources';
+import type { LogDeps } from '../../core/logs/service';
+import { deploymentReader } from './deployments';
+import { blobStore } from './storage';
+import { workflowDeps } from './workflows';
+
+const cursorKey = serviceSecret(secrets.logCursor);
+
+export function logDeps(): LogDeps {
+  const deps = workflowDeps();
+  return {
+    identity: deps.identity,
+    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    workflows: {
+      getWorkflow: (id) => deps.workflows.getWorkflow(id),
+      listWorkflows: (workspaceId) => deps.workflows.listWorkflows(workspaceId),
+      getDeployment: deploymentReader().getDeployment,
+    },
+    cursorKey,
+    now: () => new Date(),
+    settleInMs: logSettleInMs(),
+  };
+}
+
+/**
+ * `LOG_SETTLE_MS` (default 5000): how far behind now ascending log reads stop. It must exceed the
+ * time from an entry's `loggedAt` to its write landing (an S3 put of large data, then the item put
+ * with the SDK's retries), or a poller could move past an entry still being written.
+ */
+export function logSettleInMs(): number {
+  const raw = process.env.LOG_SETTLE_MS;
+  if (raw === undefined || raw === '') return 5_000;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error('LOG_SETTLE_MS must be a number of milliseconds, 0 or more');
+  return value;
+}
