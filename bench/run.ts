@@ -2,7 +2,8 @@
  * `npm run bench`: synchronous runs of a 3-block workflow (start → function → response) through the
  * local HTTP server, beside a bare node:http server answering JSON measured in the same run, plus
  * asynchronous throughput of the same workflow (bench/async.ts), the size of every Lambda bundle,
- * and the engine's own overhead per block (bench/engine.ts).
+ * the engine's own overhead per block (bench/engine.ts), and log queries at 10,000 and 100,000
+ * entries (bench/logs.ts).
  * Writes bench/results/latest.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { runAsyncLoad } from './async';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 import { benchLimits, printLimitsBench } from './limits';
+import { benchLogs, printLogsBench } from './logs';
 import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
 import { measureFirstByte } from './stream';
@@ -68,6 +70,8 @@ const stackStart = await benchStackStart();
 printStackStartBench(stackStart);
 const limits = await benchLimits();
 printLimitsBench(limits);
+const logs = await benchLogs();
+printLogsBench(logs);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
@@ -138,6 +142,7 @@ try {
     stateMachine,
     stackStart,
     limits,
+    logs,
     syncExecution: { workflow: 'start → function → response', baseline, service, sixteenUsers: spread },
     streamedExecution: {
       workflow: 'start → function → response',
