@@ -149,16 +149,21 @@ const workflowRef = z.object({
   deleted: z.literal(true).optional(),
 });
 
+/** The fields a list item and a detail share. */
+const logEntryFields = {
+  id: z.string(),
+  workflowId: z.string(),
+  executionId: z.string(),
+  level: z.enum(['info', 'error']),
+  trigger: z.enum(triggers),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  totalDurationMs: z.number().int(),
+};
+
 export const logListItem = z
   .object({
-    id: z.string(),
-    workflowId: z.string(),
-    executionId: z.string(),
-    level: z.enum(['info', 'error']),
-    trigger: z.enum(triggers),
-    startedAt: z.string(),
-    endedAt: z.string(),
-    totalDurationMs: z.number().int(),
+    ...logEntryFields,
     cost: z.union([costObject, z.object({ total: z.number() })]),
     files: z.array(z.record(z.string(), z.unknown())).nullable(),
     workflow: workflowRef.optional().describe('With details=full'),
@@ -179,14 +184,7 @@ export const logList = z.object({
 
 export const logDetail = z
   .object({
-    id: z.string(),
-    workflowId: z.string(),
-    executionId: z.string(),
-    level: z.enum(['info', 'error']),
-    trigger: z.enum(triggers),
-    startedAt: z.string(),
-    endedAt: z.string(),
-    totalDurationMs: z.number().int(),
+    ...logEntryFields,
     workflow: workflowRef,
     executionData: z.object({
       traceSpans: z.array(z.unknown()),

@@ -11,7 +11,8 @@ export interface WorkflowRef {
   deleted?: true;
 }
 
-export interface LogListItem {
+/** The fields a list item and a detail share. */
+interface LogEntryFields {
   id: string;
   workflowId: string;
   executionId: string;
@@ -20,6 +21,9 @@ export interface LogListItem {
   startedAt: string;
   endedAt: string;
   totalDurationMs: number;
+}
+
+export interface LogListItem extends LogEntryFields {
   cost: { total: number } | CostSummary;
   files: null | Array<Record<string, unknown>>;
   workflow?: WorkflowRef;
@@ -61,15 +65,7 @@ export function withExtras(
   return result;
 }
 
-export interface LogDetail {
-  id: string;
-  workflowId: string;
-  executionId: string;
-  level: 'info' | 'error';
-  trigger: string;
-  startedAt: string;
-  endedAt: string;
-  totalDurationMs: number;
+export interface LogDetail extends LogEntryFields {
   workflow: WorkflowRef;
   executionData: { traceSpans: TraceSpan[]; finalOutput: unknown; error?: string };
   cost: CostSummary;

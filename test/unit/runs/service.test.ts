@@ -136,21 +136,20 @@ describe('finalizeRun', () => {
     return { written, store: { putLogEntry: async (entry: ExecutionLogEntry) => void written.push(entry) } };
   };
   const now = () => new Date('2026-01-01T00:00:01.500Z');
+  /** Finalize's dependencies with nothing charged, writing the log to `store`. */
+  const finalizeDeps = (store: ReturnType<typeof logs>['store']) => ({
+    logs: store,
+    checkpoints: new MemoryCheckpoints(),
+    jobs: noJobs,
+    usage: usageLedger(),
+    now,
+    baseChargePerRunInUsd: 0,
+  });
 
   it('writes the log entry under the id of the execution and answers the sync result', async () => {
     const { written, store } = logs();
     const done = await executeStep(stepDeps('return 5;', 60_000), state());
-    const answer = await finalizeRun(
-      {
-        logs: store as never,
-        checkpoints: new MemoryCheckpoints(),
-        jobs: noJobs,
-        usage: usageLedger(),
-        now,
-        baseChargePerRunInUsd: 0,
-      },
-      state({ step: done }),
-    );
+    const answer = await finalizeRun(finalizeDeps(store), state({ step: done }));
     expect(written[0]).toMatchObject({
       id: logIdFor('exec-1'),
       level: 'info',
@@ -168,17 +167,7 @@ describe('finalizeRun', () => {
     const done = await executeStep(stepDeps('return 5;', 60_000), state());
 
     // Act
-    await finalizeRun(
-      {
-        logs: store,
-        checkpoints: new MemoryCheckpoints(),
-        jobs: noJobs,
-        usage: usageLedger(),
-        now,
-        baseChargePerRunInUsd: 0,
-      },
-      state({ step: done }),
-    );
+    await finalizeRun(finalizeDeps(store), state({ step: done }));
 
     // Assess
     expect(written[0]?.loggedAt).toBe('2026-01-01T00:00:01.500Z');
@@ -194,12 +183,7 @@ describe('finalizeRun', () => {
     // Act
     await finalizeRun(
       {
-        logs: store,
-        checkpoints: new MemoryCheckpoints(),
-        jobs: noJobs,
-        usage: usageLedger(),
-        now,
-        baseChargePerRunInUsd: 0,
+        ...finalizeDeps(store),
         drafts: { getWorkflow: async () => ({ state: draftGraph }) as never },
       },
       state({ step: done, deploymentVersion: 0, trigger: 'manual' }),
@@ -239,14 +223,7 @@ describe('finalizeRun', () => {
       errorMessage: 'Deployment 1 of workflow wf_1 is missing',
     });
     const answer = await finalizeRun(
-      {
-        logs: store as never,
-        checkpoints: new MemoryCheckpoints(),
-        jobs: noJobs,
-        usage: usageLedger(),
-        now,
-        baseChargePerRunInUsd: 0,
-      },
+      finalizeDeps(store),
       state({ failure: { Error: 'Error', Cause: cause } }),
     );
     expect(answer.httpStatus).toBe(500);
