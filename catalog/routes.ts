@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { QueueName, ResourceAccess, StateMachineName } from './resources';
+import * as files from './file-schemas';
 import * as logs from './log-schemas';
 import * as s from './schemas';
 
@@ -482,7 +483,11 @@ export const routes = [
       200: { description: 'The run succeeded', body: s.syncResult },
       500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
     },
-    access: { tables: { entities: 'read' }, stateMachines: { executionSync: 'startSync' } },
+    access: {
+      tables: { entities: 'read' },
+      buckets: { files: 'readWrite' },
+      stateMachines: { executionSync: 'startSync' },
+    },
     rateLimit: 'manual',
     timeoutInSeconds: 29,
   },
@@ -554,6 +559,20 @@ export const routes = [
     request: { params: logs.logIdParams },
     responses: { 200: { description: 'Log entry detail', body: s.data(logs.logDetail) } },
     access: logAccess,
+  },
+  // Files
+  {
+    id: 'createUploadUrl',
+    method: 'POST',
+    path: '/api/files/upload-url',
+    entry: 'functions/files/upload-url.ts',
+    auth: 'apiKey',
+    summary:
+      'A presigned URL to upload a file too large for a request body; pass the answered file as {name, url, type}',
+    tag: 'files',
+    request: { body: files.uploadUrlBody },
+    responses: { 200: { description: 'Upload URL and file', body: s.data(files.uploadUrl) } },
+    access: { tables: { entities: 'read' }, buckets: { files: 'readWrite' } },
   },
   // Webhook triggers
   {

@@ -18,19 +18,9 @@ export const ENTITIES_TABLE_ENV = tables.entities.envVar;
 export const EXECUTIONS_TABLE_ENV = tables.executions.envVar;
 export const LIMITS_TABLE_ENV = tables.limits.envVar;
 
-/**
- * Where attributes too large for an item go (S3 in AWS). Structural, so any object with these two
- * methods works (the S3 blob store adapter, or an in-memory fake in tests).
- */
-export interface JsonBlobStore {
-  putJson(key: string, value: unknown): Promise<void>;
-  /** Stores JSON text the caller has serialized already, so a large value is not serialized twice. */
-  putJsonText(key: string, json: string): Promise<void>;
-  /** Removes a blob; removing one that is not there is no error. */
-  delete(key: string): Promise<void>;
-  /** `undefined` when there is no such blob. */
-  getJson<T>(key: string): Promise<T | undefined>;
-}
+/** Where attributes too large for an item go: the blob store port's JSON part. */
+export type { JsonBlobStore } from '../../core/files/blob-store';
+import type { JsonBlobStore } from '../../core/files/blob-store';
 
 /** What every DynamoDB adapter is built from. */
 export interface DynamoTableOptions {

@@ -10,24 +10,10 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { BlobStore } from '../../core/files/blob-store';
 import { s3Client } from '../aws/clients';
 
-/** Port: a key-value store of blobs. */
-export interface BlobStore {
-  /** Stores `value` as JSON (`application/json`). */
-  putJson(key: string, value: unknown): Promise<void>;
-  /** Stores JSON text as it is (`application/json`). */
-  putJsonText(key: string, json: string): Promise<void>;
-  /** Removes a blob; removing one that is not there is no error. */
-  delete(key: string): Promise<void>;
-  /** Reads a JSON blob back; `undefined` when there is no such key. */
-  getJson<T>(key: string): Promise<T | undefined>;
-  putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
-  /** A URL that anyone holding it can GET the blob with, for `expiresInSeconds`. */
-  presignGet(key: string, expiresInSeconds: number): Promise<string>;
-  /** A URL to PUT the blob with; the upload must send the same `Content-Type`. */
-  presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string>;
-}
+export type { BlobStore } from '../../core/files/blob-store';
 
 export class S3BlobStore implements BlobStore {
   /**
@@ -64,6 +50,33 @@ export class S3BlobStore implements BlobStore {
       if (error instanceof NoSuchKey) return undefined;
       throw error;
     }
+  }
+
+  async getBytes(key: string): Promise<Uint8Array | undefined> {
+    try {
+      const object = await this.s3().send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return await object.Body!.transformToByteArray();
+    } catch (error) {
+      if (error instanceof NoSuchKey) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A presigned URL of this bucket names the bucket either in the host (`<bucket>.s3.<region>.
+   * amazonaws.com/<key>`) or as the first path segment (path style, the local stack's endpoint).
+   */
+  keyOfUrl(url: string): string | undefined {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return undefined;
+    }
+    const path = parsed.pathname.split('/').slice(1).map(decodeURIComponent);
+    if (parsed.hostname.startsWith(`${this.bucket}.s3.`)) return path.join('/') || undefined;
+    if (path[0] === this.bucket && path.length > 1) return path.slice(1).join('/');
+    return undefined;
   }
 
   async putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void> {

@@ -3,6 +3,7 @@
  * and the ports the engine needs. Everything here is JSON-serializable.
  */
 
+import type { FileAccess } from '../files/block-access';
 import type { Trigger } from '../triggers';
 
 export type BlockType =
@@ -292,6 +293,8 @@ export interface EnginePorts {
   pricing?: PricingTable;
   http?: HttpClient;
   workflows?: WorkflowLoader;
+  /** Files of the run's workspace: stored files, URLs, and reading documents (the File block). */
+  files?: FileAccess;
   limits?: Partial<EngineLimits>;
   /** Streaming: text chunks of model blocks as they arrive. */
   onChunk?: (blockId: string, chunk: string) => void;

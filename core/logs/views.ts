@@ -1,4 +1,5 @@
 /** The log API's shapes: list item, log detail and execution detail, field by field as documented. */
+import type { FileObject } from '../files/types';
 import type { CostSummary, TraceSpan, WorkflowGraph } from '../engine/types';
 import type { ExecutionLogEntry, LogEntryHead } from '../runs/log';
 import type { LogSummary } from './types';
@@ -25,7 +26,7 @@ interface LogEntryFields {
 
 export interface LogListItem extends LogEntryFields {
   cost: { total: number } | CostSummary;
-  files: null | Array<Record<string, unknown>>;
+  files: null | FileObject[];
   workflow?: WorkflowRef;
   traceSpans?: TraceSpan[];
   finalOutput?: unknown;

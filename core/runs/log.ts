@@ -1,4 +1,5 @@
 /** The execution log: one entry per run, in the schema the logs API reads. */
+import type { FileObject } from '../files/types';
 import type { CostSummary, TraceSpan, WorkflowGraph } from '../engine/types';
 import type { LogIndexReader } from '../logs/merge';
 import type { Trigger } from './types';
@@ -19,7 +20,7 @@ export interface ExecutionLogEntry {
   loggedAt: string;
   totalDurationMs: number;
   cost: CostSummary;
-  files: null | Array<Record<string, unknown>>;
+  files: null | FileObject[];
   /** The deployed snapshot the run used (immutable, stored once per deployment). */
   deploymentVersion: number;
   /** Models used, for the logs API `model` filter. */

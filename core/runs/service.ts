@@ -3,7 +3,9 @@
  * Step (run blocks from the checkpoint), Finalize (write the log entry, shape the answer).
  */
 import { randomUUID } from 'node:crypto';
-import { validateStartInput } from '../engine/input';
+import { startInputFormat, validateStartInput } from '../engine/input';
+import { filesIn } from '../files/collect';
+import { type FileDeps, ingestFileInputs } from '../files/service';
 import { runStep, startRun, type Checkpoint } from '../engine/run';
 import { addCharge } from '../engine/cost';
 import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
@@ -29,6 +31,8 @@ export interface PrepareDeps {
   now: () => Date;
   /** How long a sync run may take in all; a sync run whose graph waits longer is refused. */
   syncBudgetInMs?: number;
+  /** Where file inputs are stored; without it, a run given files is refused. */
+  files?: FileDeps;
 }
 
 export async function prepareRun(
@@ -49,15 +53,20 @@ export async function prepareRun(
   if (options.mode === 'sync' && deps.syncBudgetInMs !== undefined) {
     refuseWaitsBeyond(graph, deps.syncBudgetInMs);
   }
+  const executionId = randomUUID();
+  const input = await withStoredFiles(deps, graph, validateStartInput(graph, body), {
+    workspaceId: workflow.workspaceId,
+    executionId,
+  });
   return {
-    executionId: randomUUID(),
+    executionId,
     workflowId,
     workspaceId: workflow.workspaceId,
     userId: principal.user.id,
     // A draft run has no deployment: its graph is read from the workflow when it starts.
     deploymentVersion: options.draft ? draftVersion : (workflow.deployedVersion as number),
     trigger: options.trigger,
-    input: validateStartInput(graph, body),
+    input,
     startedAt: deps.now().toISOString(),
     mode: options.mode,
     ...(options.usage === undefined
@@ -67,6 +76,19 @@ export async function prepareRun(
 }
 
 export { draftVersion };
+
+/** File inputs are stored before the run starts, so the run, its checkpoints and its log carry file objects. */
+async function withStoredFiles(
+  deps: PrepareDeps,
+  graph: WorkflowGraph,
+  input: Record<string, unknown>,
+  scope: { workspaceId: string; executionId: string },
+): Promise<Record<string, unknown>> {
+  const fields = startInputFormat(graph).filter((field) => field.type === 'files');
+  if (!fields.some((field) => input[field.name] !== undefined)) return input;
+  if (!deps.files) throw new Error('File inputs need a file store, and none is configured');
+  return ingestFileInputs(deps.files, fields, input, scope);
+}
 
 async function deployedGraph(deps: PrepareDeps, workflow: WorkflowRecord): Promise<WorkflowGraph> {
   if (!workflow.isDeployed || workflow.deployedVersion === undefined) {
@@ -267,7 +289,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     endedAt: result.endedAt,
     totalDurationMs: elapsedMs(state.startedAt, result.endedAt),
     cost: addCharge(result.cost, deps.baseChargePerRunInUsd),
-    files: null,
+    files: filesIn(state.input, result.traceSpans, result.output),
     deploymentVersion: state.deploymentVersion,
     models: Object.keys(result.cost.models),
     executionData: {

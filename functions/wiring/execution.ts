@@ -8,6 +8,7 @@ import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import type { ExecutionStarter } from '../../core/runs/types';
 import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
 import { deploymentReader } from './deployments';
+import { fileDeps } from './files';
 import { baseChargePerRunInUsd } from './limits';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
@@ -25,6 +26,7 @@ export function prepareDeps(): PrepareDeps {
     },
     now: deps.now,
     syncBudgetInMs: syncBudgetInMs(),
+    files: fileDeps(),
   };
 }
 

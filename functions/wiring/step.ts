@@ -1,4 +1,7 @@
 /** Wiring of the Step worker: kept apart so only its bundle carries the engine, sandbox and model SDKs. */
+import { createDocumentReader } from '../../adapters/files/document-reader';
+import { fileAccess } from '../../core/files/block-access';
+import { fileDeps } from './files';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { fetchThrough } from '../../adapters/http/fetch';
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
@@ -64,6 +67,7 @@ function engineDeps(): EngineDeps {
     http,
     models: overrides.models ?? createModelGateway({ fetch: fetchThrough(http, modelFetchLimits) }),
     pricing: pricingTableFrom(process.env.MODEL_PRICES_JSON),
+    files: fileAccess({ ...fileDeps(), http }, createDocumentReader()),
     workflows: deployedWorkflowLoader({
       getWorkflow: (id) => workflowDeps().workflows.getWorkflow(id),
       getDeployment: (id, version) => deploymentReader().getDeployment(id, version),

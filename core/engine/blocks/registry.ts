@@ -2,6 +2,7 @@
 import { agentBlock } from './agent';
 import { apiBlock } from './api';
 import { conditionBlock } from './condition';
+import { fileBlock } from './file';
 import { functionBlock } from './function';
 import { responseBlock } from './response';
 import { routerBlock } from './router';
@@ -21,6 +22,7 @@ const definitions: ReadonlyMap<string, BlockDefinition> = new Map(
     agentBlock,
     routerBlock,
     apiBlock,
+    fileBlock,
   ].map((definition) => [definition.type, definition]),
 );
 

@@ -124,6 +124,15 @@ async function createWorkflow(tenant: Tenant, folderId: string | null): Promise<
   return created.body.data.id;
 }
 
+const aFile = {
+  id: 'file_1',
+  key: 'files/ws/exe/file_1/a.txt',
+  name: 'a.txt',
+  url: 'http://127.0.0.1/a.txt',
+  type: 'text/plain',
+  size: 3,
+};
+
 describe('GET /api/v1/logs filters', () => {
   it('selects exactly the matching entries for every filter alone and combined, in both orders, across pages', async () => {
     // Prepare: 120 entries over three workflows (two in one folder), every field varied
@@ -215,7 +224,7 @@ describe('GET /api/v1/logs filters', () => {
     const tenant = await service.get().newTenant('shapes');
     const workflowId = await createWorkflow(tenant, null);
     const [entry] = await seed([
-      anEntry(tenant, { workflowId, trigger: 'schedule', files: [{ name: 'a.txt', size: 3 }] }),
+      anEntry(tenant, { workflowId, trigger: 'schedule', files: [aFile] }),
     ]);
 
     // Act
@@ -234,7 +243,7 @@ describe('GET /api/v1/logs filters', () => {
         endedAt: entry?.endedAt,
         totalDurationMs: 100,
         cost: { total: 0.001 },
-        files: [{ name: 'a.txt', size: 3 }],
+        files: [aFile],
       },
     ]);
     expect(answer.body.nextCursor).toBeUndefined();

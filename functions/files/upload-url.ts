@@ -1,0 +1,9 @@
+import { requestUpload } from '../../core/files/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { fileDeps } from '../wiring/files';
+import { identityDeps } from '../wiring/identity';
+
+export const handler = httpRoute('createUploadUrl', async ({ principal, body }) =>
+  ok({ data: await requestUpload({ identity: identityDeps().store, files: fileDeps() }, principal, body) }),
+);
