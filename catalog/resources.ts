@@ -52,6 +52,16 @@ export interface StateMachineDefinition {
  */
 export const logRetention = { envVar: 'LOG_RETENTION_DAYS', defaultInDays: 30, blobPrefix: 'logs/' } as const;
 
+/**
+ * Files of runs and uploads (`files/<workspaceId>/…`, core/files/service.ts): kept as long as the
+ * log entries that list them. Blobs of unfinished runs (`executions/…`: job requests, checkpoints):
+ * a run lasts at most a year (Step Functions' limit), so nothing older can still be needed.
+ */
+export const blobExpiry = {
+  files: { prefix: 'files/', afterDays: logRetention.defaultInDays + 1 },
+  executions: { prefix: 'executions/', afterDays: 366 },
+} as const;
+
 /** What the log's indexes copy of an entry: what a list item shows and every filter reads. */
 export const logSummaryAttributes = [
   'id',

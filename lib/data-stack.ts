@@ -20,6 +20,7 @@ import {
   buckets,
   type KeyName,
   keys,
+  blobExpiry,
   logRetention,
   type QueueName,
   queues,
@@ -112,6 +113,10 @@ export class DataStack extends Stack {
           { noncurrentVersionExpiration: Duration.days(30) },
           // The large parts of log entries go with their entries (DynamoDB TTL), a day later.
           { prefix: logRetention.blobPrefix, expiration: Duration.days(logRetention.defaultInDays + 1) },
+          ...Object.values(blobExpiry).map(({ prefix, afterDays }) => ({
+            prefix,
+            expiration: Duration.days(afterDays),
+          })),
         ],
       });
     }

@@ -26,6 +26,8 @@ export class S3BlobStore implements BlobStore {
     private readonly client?: S3Client,
   ) {}
 
+  private ownUrl?: Promise<{ origin: string; pathPrefix: string }>;
+
   private s3(): S3Client {
     return this.client ?? s3Client();
   }
@@ -63,20 +65,24 @@ export class S3BlobStore implements BlobStore {
   }
 
   /**
-   * A presigned URL of this bucket names the bucket either in the host (`<bucket>.s3.<region>.
-   * amazonaws.com/<key>`) or as the first path segment (path style, the local stack's endpoint).
+   * A URL of this bucket has the origin and path prefix of the URLs this store presigns (virtual-host
+   * style in AWS, path style on the local endpoint): learned from one presigned URL, not guessed.
    */
-  keyOfUrl(url: string): string | undefined {
+  async keyOfUrl(url: string): Promise<string | undefined> {
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
       return undefined;
     }
-    const path = parsed.pathname.split('/').slice(1).map(decodeURIComponent);
-    if (parsed.hostname.startsWith(`${this.bucket}.s3.`)) return path.join('/') || undefined;
-    if (path[0] === this.bucket && path.length > 1) return path.slice(1).join('/');
-    return undefined;
+    this.ownUrl ??= this.presignGet('~', 60).then((presigned) => {
+      const own = new URL(presigned);
+      return { origin: own.origin, pathPrefix: own.pathname.slice(0, -1) };
+    });
+    const { origin, pathPrefix } = await this.ownUrl;
+    if (parsed.origin !== origin || !parsed.pathname.startsWith(pathPrefix)) return undefined;
+    const key = parsed.pathname.slice(pathPrefix.length).split('/').map(decodeURIComponent).join('/');
+    return key === '' ? undefined : key;
   }
 
   async putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void> {

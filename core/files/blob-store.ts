@@ -19,7 +19,7 @@ export interface BlobStore {
   /** A URL to PUT the blob with; the upload must send the same `Content-Type`. */
   presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string>;
   /** The key of a blob of this store that `url` points at (a presigned URL of it), or undefined. */
-  keyOfUrl(url: string): string | undefined;
+  keyOfUrl(url: string): Promise<string | undefined>;
 }
 
 /** What the item stores need of it: JSON blobs only. */

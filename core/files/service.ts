@@ -138,7 +138,7 @@ export async function loadFile(
       stored: file,
     };
   }
-  const ownKey = deps.blobs.keyOfUrl(source.url);
+  const ownKey = await deps.blobs.keyOfUrl(source.url);
   const name = source.name ?? nameFromUrl(source.url);
   if (ownKey !== undefined) {
     const bytes = await storedBytes(deps, workspaceId, ownKey, path);

@@ -332,6 +332,22 @@ describe('data', () => {
     );
   });
 
+  it('expires run files with the log entries that list them, and the blobs of runs after a year', () => {
+    // Prepare
+    const files = data[logicalIdOf(stacks.data.buckets.files)].Properties;
+
+    // Act
+    const rules = (files.LifecycleConfiguration as { Rules: unknown[] }).Rules;
+
+    // Assess
+    expect(rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'files/', ExpirationInDays: 31, Status: 'Enabled' }),
+    );
+    expect(rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'executions/', ExpirationInDays: 366, Status: 'Enabled' }),
+    );
+  });
+
   it('makes every service secret in Secrets Manager, generated, never written in the template', () => {
     const secretResources = ofType(data, 'AWS::SecretsManager::Secret');
     // The admin key and the catalogue's secrets.

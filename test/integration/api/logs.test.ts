@@ -223,9 +223,7 @@ describe('GET /api/v1/logs filters', () => {
     // Prepare
     const tenant = await service.get().newTenant('shapes');
     const workflowId = await createWorkflow(tenant, null);
-    const [entry] = await seed([
-      anEntry(tenant, { workflowId, trigger: 'schedule', files: [aFile] }),
-    ]);
+    const [entry] = await seed([anEntry(tenant, { workflowId, trigger: 'schedule', files: [aFile] })]);
 
     // Act
     const answer = await tenant.call('GET', query({ workspaceId: tenant.workspaceId }));

@@ -35,6 +35,38 @@ describe('local stack S3 and the S3 blob store', () => {
     expect(url.searchParams.get('X-Amz-Expires')).toBe('60');
   });
 
+  it('reads bytes back with getBytes, and undefined for a key that is not there', async () => {
+    // Prepare
+    const bytes = new Uint8Array([9, 8, 7, 0, 255]);
+    await store().putBytes('files/ws_1/e/f/raw.bin', bytes, 'application/octet-stream');
+
+    // Act
+    const back = await store().getBytes('files/ws_1/e/f/raw.bin');
+    const missing = await store().getBytes('files/ws_1/e/f/none.bin');
+
+    // Assess
+    expect(back).toEqual(bytes);
+    expect(missing).toBeUndefined();
+  });
+
+  it('finds the key of its own presigned URLs, and of no other URL', async () => {
+    // Prepare
+    const own = await store().presignGet('files/ws_1/e/f/a b.txt', 60);
+    const bucket = stack().env.FILES_BUCKET;
+
+    // Act
+    const keys = await Promise.all([
+      store().keyOfUrl(own),
+      store().keyOfUrl(`${new URL(own).origin}/${bucket}/files/ws_1/x.txt`),
+      store().keyOfUrl(`https://example.com/${bucket}/files/ws_1/x.txt`),
+      store().keyOfUrl(`${new URL(own).origin}/other-bucket/files/ws_1/x.txt`),
+      store().keyOfUrl('not a url'),
+    ]);
+
+    // Assess
+    expect(keys).toEqual(['files/ws_1/e/f/a b.txt', 'files/ws_1/x.txt', undefined, undefined, undefined]);
+  });
+
   it('refuses an expired presigned GET', async () => {
     // Prepare
     await store().putBytes('expiring.txt', new TextEncoder().encode('soon gone'), 'text/plain');
