@@ -72,7 +72,7 @@ const utf8 = (bytes: Uint8Array) =>
 async function pdfText(bytes: Uint8Array): Promise<string> {
   const { extractText, getDocumentProxy } = await import('unpdf');
   // PDF.js takes the buffer over: it gets a copy.
-  const document = await getDocumentProxy(new Uint8Array(bytes));
+  const document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   const { text } = await extractText(document, { mergePages: false });
   await document.destroy();
   return (text as string[]).map((page) => page.trim()).join('\n\n');

@@ -11,7 +11,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../../core/engine/builders';
 import type { WorkflowGraph } from '../../../core/engine/types';
-import { deployedWorkflow, type Tenant, useLocalService } from '../../support/service';
+import { deployedWorkflow, finishedJob, request, type Tenant, useLocalService } from '../../support/service';
 
 process.env.RATE_LIMITS_JSON = JSON.stringify({
   free: {
@@ -438,6 +438,39 @@ describe('the File block', () => {
     expect(file.size).toBe(csv.length);
     expect(file.base64).toBeUndefined();
     expect(answer.body.output.text).toContain('119999, 239998');
+  });
+});
+
+describe('file objects in every answer', () => {
+  it('appear in the output of an async job and in the done frame of a streamed run', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('answers');
+    const workflowId = await deployedWorkflow(tenant, echoGraph());
+    const docs = { name: 'j.txt', base64: base64('job file'), type: 'text/plain' };
+    const headers = { 'x-api-key': tenant.apiKey };
+
+    // Act
+    const queued = await request(service.get().url, 'POST', `/api/workflows/${workflowId}/execute`, {
+      headers: { ...headers, 'X-Execution-Mode': 'async' },
+      body: { docs },
+    });
+    const job = await finishedJob(tenant, queued.body.taskId);
+    const streamed = await fetch(`${service.get().url}/api/workflows/${workflowId}/execute`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ docs, stream: true }),
+    });
+    const frames = (await streamed.text())
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('data: {'))
+      .map((frame) => JSON.parse(frame.slice(6)));
+
+    // Assess
+    const jobFile = job.body.output.docs[0];
+    expect((await download(jobFile.url)).bytes.toString()).toBe('job file');
+    const done = frames.find((frame) => frame.event === 'done');
+    expect(done.output.docs[0]).toMatchObject({ name: 'j.txt', type: 'text/plain', size: 8 });
+    expect((await download(done.output.docs[0].url)).bytes.toString()).toBe('job file');
   });
 });
 
