@@ -3,7 +3,7 @@
  * local HTTP server, beside a bare node:http server answering JSON measured in the same run, plus
  * asynchronous throughput of the same workflow (bench/async.ts), the size of every Lambda bundle,
  * the engine's own overhead per block (bench/engine.ts), and log queries at 10,000 and 100,000
- * entries (bench/logs.ts).
+ * entries (bench/logs.ts), and ingesting and parsing a 5 MB PDF and a 10 MB CSV (bench/files.ts).
  * Writes bench/results/latest.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -15,6 +15,7 @@ import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
+import { benchFiles, printFilesBench } from './files';
 import { benchLimits, printLimitsBench } from './limits';
 import { benchLogs, printLogsBench } from './logs';
 import { benchStackStart, printStackStartBench } from './stack';
@@ -72,6 +73,8 @@ const limits = await benchLimits();
 printLimitsBench(limits);
 const logs = await benchLogs();
 printLogsBench(logs);
+const files = await benchFiles();
+printFilesBench(files);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
@@ -143,6 +146,7 @@ try {
     stackStart,
     limits,
     logs,
+    files,
     syncExecution: { workflow: 'start → function → response', baseline, service, sixteenUsers: spread },
     streamedExecution: {
       workflow: 'start → function → response',
