@@ -28,6 +28,8 @@ export interface RouteDefinition {
   access: ResourceAccess;
   timeoutInSeconds?: number;
   memoryInMb?: number;
+  /** The handler runs blocks itself (streamed runs), so the File block's parsers are installed beside it (lib/bundling.ts). */
+  runsBlocks?: boolean;
   /**
    * The handler answers through a response stream (SSE): API Gateway's REST response streaming to
    * a streaming Lambda in AWS, chunked transfer locally. See functions/http/streaming-route.ts.
@@ -468,6 +470,7 @@ export const routes = [
     // Streamed runs answer as they go, for up to 15 minutes; sync runs still end at the sync budget.
     timeoutInSeconds: 900,
     memoryInMb: 1024,
+    runsBlocks: true,
     streaming: true,
   },
   {
@@ -692,6 +695,8 @@ export interface WorkerDefinition {
   access: ResourceAccess;
   timeoutInSeconds: number;
   memoryInMb: number;
+  /** Runs blocks, so the File block's parsers are installed beside it (lib/bundling.ts). */
+  runsBlocks?: boolean;
   trigger: WorkerTrigger;
 }
 
@@ -710,6 +715,7 @@ export const workers = {
     },
     timeoutInSeconds: 300,
     memoryInMb: 1024,
+    runsBlocks: true,
     trigger: { kind: 'stateMachineTask' },
   },
   executionFinalize: {

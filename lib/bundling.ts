@@ -6,6 +6,14 @@
 import type { BuildOptions } from 'esbuild';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 
+/**
+ * The document parsers of the File block (adapters/files/extract.ts) weigh about 4 MB bundled, more
+ * than everything else a function carries. They stay out of every bundle, loaded on first use, and
+ * are installed (from package-lock.json) beside the bundles of the functions that run blocks
+ * (`runsBlocks` in catalog/routes.ts); no other function carries them or pays for them at start.
+ */
+export const documentReaderModules = ['unpdf', 'mammoth', 'exceljs', 'csv-parse', 'html-to-text', 'file-type'] as const;
+
 export const bundle = {
   minify: true,
   /** Linked `index.js.map`; functions run with NODE_OPTIONS=--enable-source-maps for real stack traces. */
@@ -25,7 +33,7 @@ export const bundle = {
    * (the version used by tests and the local server). Handlers must therefore only use SDK APIs
    * that are not brand new; if one ever needs a newer SDK, drop the external for that package.
    */
-  external: ['@aws-sdk/*'],
+  external: ['@aws-sdk/*', ...documentReaderModules],
   /**
    * The sandbox pool finds its worker script through `import.meta.url` only when it runs from the
    * TypeScript sources; a CommonJS bundle starts itself as the worker instead (adapters/sandbox/pool.ts),
@@ -44,6 +52,12 @@ export const nodejsFunctionBundling: BundlingOptions = {
   esbuildArgs: {
     '--log-override': Object.entries(bundle.logOverride).map(([name, level]) => `${name}=${level}`),
   },
+};
+
+/** NodejsFunction's `bundling` for a function that runs blocks: the document parsers beside it. */
+export const blockRunnerBundling: BundlingOptions = {
+  ...nodejsFunctionBundling,
+  nodeModules: [...documentReaderModules],
 };
 
 /** Options for esbuild's JS API (`build`), the same choices as NodejsFunction's command line. */

@@ -45,6 +45,7 @@ export class ExecutionStack extends Stack {
         resources,
         memoryInMb: worker.memoryInMb,
         timeoutInSeconds: worker.timeoutInSeconds,
+        runsBlocks: worker.runsBlocks,
       });
       return this.workers[worker.id as WorkerId].function;
     };

@@ -33,6 +33,7 @@ export class RouteFunctionsStack extends Stack {
         resources: props.resources,
         memoryInMb: route.memoryInMb,
         timeoutInSeconds: route.timeoutInSeconds,
+        runsBlocks: route.runsBlocks,
       });
       if (route.auth === 'admin') {
         props.adminKeySecret.grantRead(fn.function);

@@ -30,3 +30,27 @@ export function filesIn(...values: unknown[]): FileObject[] | null {
   for (const value of values) visit(value, 0);
   return found.size === 0 ? null : [...found.values()];
 }
+
+/** Presigns a GET of a kept file for the configured time. */
+export type FilePresigner = (key: string) => Promise<string>;
+
+/**
+ * `value` with the URL of every file object presigned anew: a stored answer (a job's output, a log
+ * entry) is read long after its URLs were made, and they expire. Values without files come back as
+ * they are.
+ */
+export async function withFreshFileUrls<T>(value: T, presign: FilePresigner | undefined): Promise<T> {
+  if (!presign || filesIn(value) === null) return value;
+  const refresh = async (current: unknown, depth: number): Promise<unknown> => {
+    if (depth > 64 || typeof current !== 'object' || current === null) return current;
+    if (isFileObject(current)) return { ...current, url: await presign(current.key) };
+    if (Array.isArray(current)) return Promise.all(current.map((item) => refresh(item, depth + 1)));
+    const entries = await Promise.all(
+      Object.entries(current).map(
+        async ([name, member]) => [name, await refresh(member, depth + 1)] as const,
+      ),
+    );
+    return Object.fromEntries(entries);
+  };
+  return (await refresh(value, 0)) as T;
+}

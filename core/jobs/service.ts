@@ -6,6 +6,7 @@
  * retried Finalize or a cancel racing the run's end each change the job at most once, and a
  * finished job never changes again.
  */
+import { type FilePresigner, withFreshFileUrls } from '../files/collect';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
@@ -217,6 +218,8 @@ export interface StatusDeps {
   /** The run's final output (from its log entry), read only for a completed job. */
   outputOf(taskId: string): Promise<unknown>;
   now: () => Date;
+  /** Presigns the URLs of files in the output anew, so they work whenever the job is read. */
+  presignFile?: FilePresigner;
 }
 
 /** The interface's job status object. */
@@ -236,7 +239,8 @@ export async function jobStatusView(deps: StatusDeps, job: Job): Promise<JobStat
     status: job.status,
     metadata,
   };
-  if (job.status === 'completed') view.output = await deps.outputOf(job.taskId);
+  if (job.status === 'completed')
+    view.output = await withFreshFileUrls(await deps.outputOf(job.taskId), deps.presignFile);
   if (job.error !== undefined && job.status !== 'completed') view.error = job.error;
   if (!finished) {
     const estimate = await deps.jobs.recentDurationInMs(job.workflowId);

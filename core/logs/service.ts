@@ -3,6 +3,7 @@
  * entry, and read the graph a run executed. Every read checks workspace membership; another
  * tenant's entry is the same 404 as one that does not exist.
  */
+import { type FilePresigner, withFreshFileUrls } from '../files/collect';
 import { NotFoundError } from '../errors';
 import type { Principal } from '../identity/service';
 import { requireWorkspaceAccess } from '../identity/access';
@@ -39,6 +40,8 @@ export interface LogDeps {
   settleInMs: number;
   /** Items one page may read; default `defaultReadBudget(limit)`. */
   readBudgetInItems?: number;
+  /** Presigns the URLs of the files in entries anew: an entry is read long after its URLs were made. */
+  presignFile?: FilePresigner;
 }
 
 /** Above this many workflows a query reads the workspace's index and filters, not one index per workflow. */
@@ -70,7 +73,10 @@ export async function listLogs(deps: LogDeps, principal: Principal, query: LogQu
     query.order === 'asc' ? new Date(deps.now().getTime() - deps.settleInMs).toISOString() : undefined;
   const resolved = await resolveFilters(deps, filters);
   const fill = await fillFor(deps, query, resolved, { after, watermark });
-  const data = await Promise.all(await extrasOf(deps, query, fill.matches));
+  const data = await withFreshFileUrls(
+    await Promise.all(await extrasOf(deps, query, fill.matches)),
+    deps.presignFile,
+  );
   const pollOpen = query.order === 'asc' && (!query.endDate || (watermark as string) < query.endDate);
   return {
     data,
@@ -221,7 +227,7 @@ export async function getLogDetail(deps: LogDeps, principal: Principal, logId: s
   const entry = await deps.logs.getLogEntry(logId);
   if (!entry) throw new NotFoundError(notFound);
   await requireWorkspaceAccess(deps.identity, principal.user.id, entry.workspaceId, 'read', notFound);
-  return logDetail(entry, await workflowRefOf(deps, entry.workflowId));
+  return withFreshFileUrls(logDetail(entry, await workflowRefOf(deps, entry.workflowId)), deps.presignFile);
 }
 
 /** The graph a run executed: its deployment, or for a draft run the graph kept with its entry. */

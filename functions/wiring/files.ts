@@ -1,5 +1,6 @@
 /** Wiring of files: the files bucket, the guarded client for file URLs, the presigned URL lifetime. */
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
+import type { FilePresigner } from '../../core/files/collect';
 import { defaultUrlExpiryInSeconds, type FileDeps } from '../../core/files/service';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
@@ -21,4 +22,11 @@ export function fileUrlExpiryInSeconds(): number {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 604_800)
     throw new Error('FILE_URL_EXPIRY_SECONDS must be a whole number of seconds from 1 to 604800');
   return seconds;
+}
+
+/** Presigned GETs of kept files, for answers read after their URLs were made. */
+export function filePresigner(): FilePresigner {
+  const blobs = blobStore();
+  const expiry = fileUrlExpiryInSeconds();
+  return (key) => blobs.presignGet(key, expiry);
 }

@@ -1,4 +1,5 @@
 /** Wiring of jobs: the store, the queue, and the deps of each job use case. */
+import { filePresigner } from './files';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';
@@ -66,5 +67,6 @@ export function statusDeps(): StatusDeps & { identity: CancelDeps['identity']; j
     jobs: jobStore(),
     now,
     outputOf: async (taskId) => (await logs.getLogEntryByExecutionId(taskId))?.executionData.finalOutput,
+    presignFile: filePresigner(),
   };
 }

@@ -1,4 +1,5 @@
 /** Wiring of the log API: the log store, workflows (names, folders, deployments) and the cursor key. */
+import { filePresigner } from './files';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { serviceSecret } from '../../adapters/secrets/service-secret';
 import { secrets } from '../../catalog/resources';
@@ -22,6 +23,7 @@ export function logDeps(): LogDeps {
     cursorKey,
     now: () => new Date(),
     settleInMs: logSettleInMs(),
+    presignFile: filePresigner(),
   };
 }
 

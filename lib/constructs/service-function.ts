@@ -12,7 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { ResourceAccess } from '../../catalog/resources';
-import { nodejsFunctionBundling } from '../bundling';
+import { blockRunnerBundling, nodejsFunctionBundling } from '../bundling';
 import { fromProjectRoot, projectRoot } from '../project';
 import type { ServiceResources } from '../service-resources';
 import { ResourceAccessGrant } from './resource-access';
@@ -30,6 +30,8 @@ export interface ServiceFunctionProps {
   readonly resources: ServiceResources;
   readonly memoryInMb?: number;
   readonly timeoutInSeconds?: number;
+  /** Runs blocks: the File block's parsers are installed beside the bundle. */
+  readonly runsBlocks?: boolean;
   readonly environment?: Record<string, string>;
   readonly logRetention?: logs.RetentionDays;
 }
@@ -65,7 +67,7 @@ export class ServiceFunction extends Construct {
       handler: 'handler',
       projectRoot,
       depsLockFilePath: fromProjectRoot('package-lock.json'),
-      bundling: nodejsFunctionBundling,
+      bundling: props.runsBlocks ? blockRunnerBundling : nodejsFunctionBundling,
       runtime: functionRuntime,
       architecture: lambda.Architecture.ARM_64,
       tracing: lambda.Tracing.ACTIVE,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filesIn, maxLoggedFiles } from '../../../core/files/collect';
+import { filesIn, maxLoggedFiles, withFreshFileUrls } from '../../../core/files/collect';
 
 const file = (id: string) => ({
   id,
@@ -45,5 +45,39 @@ describe('filesIn', () => {
 
     // Assess
     expect(found).toHaveLength(maxLoggedFiles);
+  });
+});
+
+describe('withFreshFileUrls', () => {
+  it('presigns the URL of every file object anew and leaves everything else as it was', async () => {
+    // Prepare
+    const output = { report: file('file_a'), list: [1, { nested: file('file_b') }], text: 'x' };
+
+    // Act
+    const fresh = await withFreshFileUrls(output, async (key) => `https://fresh/${key}`);
+
+    // Assess
+    expect(fresh).toEqual({
+      report: { ...file('file_a'), url: 'https://fresh/files/ws/e/file_a/a.txt' },
+      list: [1, { nested: { ...file('file_b'), url: 'https://fresh/files/ws/e/file_b/a.txt' } }],
+      text: 'x',
+    });
+    expect(output.report.url).toBe('https://s3/file_a');
+  });
+
+  it('returns a value without files, or without a presigner, as it is', async () => {
+    // Prepare
+    const plain = { a: [1, 2] };
+    const withFile = { f: file('file_a') };
+
+    // Act
+    const [first, second] = await Promise.all([
+      withFreshFileUrls(plain, async () => 'never'),
+      withFreshFileUrls(withFile, undefined),
+    ]);
+
+    // Assess
+    expect(first).toBe(plain);
+    expect(second).toBe(withFile);
   });
 });
