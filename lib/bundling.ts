@@ -12,7 +12,14 @@ import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodej
  * are installed (from package-lock.json) beside the bundles of the functions that run blocks
  * (`runsBlocks` in catalog/routes.ts); no other function carries them or pays for them at start.
  */
-export const documentReaderModules = ['unpdf', 'mammoth', 'exceljs', 'csv-parse', 'html-to-text', 'file-type'] as const;
+export const documentReaderModules = [
+  'unpdf',
+  'mammoth',
+  'exceljs',
+  'csv-parse',
+  'html-to-text',
+  'file-type',
+] as const;
 
 export const bundle = {
   minify: true,
