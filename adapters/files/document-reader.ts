@@ -2,29 +2,22 @@
  * The DocumentReader port: small files are read on the caller's thread (a worker costs more than
  * they do), files from `workerAboveBytes` (default 256 KB) in a worker thread of their own.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { BlockError } from '../../core/engine/blocks/types';
 import type { DocumentReader, DocumentReading, FileContent } from '../../core/files/types';
+import { startRoleWorker } from '../worker-threads';
 import { readDocument } from './extract';
 import { type DocumentWorkerData, documentWorkerRole } from './extract-worker';
 
 const defaultWorkerAboveBytes = 256 * 1024;
 const workerHeapLimitInMb = 512;
 
-/**
- * In a Lambda bundle (CommonJS) the bundle itself is started as the worker: it carries
- * extract-worker.ts, which serves when it finds its role in `workerData`. From the TypeScript
- * sources a small module loads it through tsx.
- */
+/** The document worker: extract-worker.ts, in this bundle or from the sources (adapters/worker-threads.ts). */
 function newWorker(workerData: DocumentWorkerData): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: workerHeapLimitInMb };
-  if (typeof __filename === 'string' && __filename.endsWith('.js')) {
-    return new Worker(__filename, { workerData, resourceLimits });
-  }
-  return new Worker(new URL('./extract-worker-bootstrap.mjs', import.meta.url), {
+  return startRoleWorker({
+    sourceBootstrap: () => new URL('./extract-worker-bootstrap.mjs', import.meta.url),
     workerData,
-    resourceLimits,
-    execArgv: [],
+    heapLimitInMb: workerHeapLimitInMb,
   });
 }
 

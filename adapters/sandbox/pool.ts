@@ -17,8 +17,9 @@
  *   guard), so the worker holds no network access of its own.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../core/engine/types';
+import { startRoleWorker } from '../worker-threads';
 import { SandboxError } from './quickjs';
 import './worker';
 import {
@@ -95,21 +96,12 @@ const defaultRecycleHeapAboveBytes = 64 * 1024 * 1024;
 const defaultHeapLimitInBytes = 96 * 1024 * 1024;
 const defaultWorkerHeapLimitInMb = 128;
 
-/**
- * In a Lambda bundle (CommonJS, plain JavaScript) the bundle itself is started as the worker: it
- * carries worker.ts, which serves when it finds the worker role in `workerData`. From the TypeScript
- * sources a small module loads worker.ts through tsx.
- */
+/** The sandbox worker: worker.ts, in this bundle or from the sources (adapters/worker-threads.ts). */
 function newWorker(workerData: SandboxWorkerData, heapLimitInMb: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: heapLimitInMb };
-  if (typeof __filename === 'string' && __filename.endsWith('.js')) {
-    return new Worker(__filename, { workerData, resourceLimits });
-  }
-  return new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
+  return startRoleWorker({
+    sourceBootstrap: () => new URL('./worker-bootstrap.mjs', import.meta.url),
     workerData,
-    resourceLimits,
-    // The bootstrap brings its own TypeScript loader; the parent's flags may name another one.
-    execArgv: [],
+    heapLimitInMb,
   });
 }
 
