@@ -5,7 +5,8 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { readDocument } from './extract';
 
-export const documentWorkerRole = 'document-reader';
+export { documentWorkerRole } from './worker-role';
+import { documentWorkerRole } from './worker-role';
 
 export interface DocumentWorkerData {
   role: typeof documentWorkerRole;

@@ -2,6 +2,8 @@
  * Execute: sync (the Express machine), async (`X-Execution-Mode: async`: a job), or streamed
  * (`stream: true` or `X-Stream-Response: true`: server-sent events from the engine run here).
  */
+// First: a bundle started as a sandbox or document worker serves that role (see the module).
+import '../../adapters/worker-roles';
 import { enqueueRun } from '../../core/jobs/service';
 import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/service';
