@@ -5,7 +5,7 @@
  * model sends them; any other answer is read whole first, so its failures (too large, timed out)
  * are failures of the fetch itself.
  */
-import type { HttpClient, HttpRequest, HttpResponse, OpenHttpResponse } from '../../core/engine/types';
+import type { HttpClient, HttpRequest, HttpResponse, OpenHttpResponse } from '../../core/net/http';
 
 export interface FetchThroughOptions {
   timeoutInMs: number;

@@ -22,10 +22,12 @@ import {
   checkIpAddress,
   checkUrl,
   type Host,
+  portOf,
   refusalMessage,
 } from '../../core/net/address-policy';
+import { type OutboundAllowlist, outboundAllowlistFromEnv } from '../../core/net/allowlist';
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../../core/net/errors';
-import type { HttpClient, HttpRequest, HttpResponse, OpenHttpResponse } from '../../core/engine/types';
+import type { HttpClient, HttpRequest, HttpResponse, OpenHttpResponse } from '../../core/net/http';
 
 export { OutboundRequestFailedError, OutboundRequestRefusedError } from '../../core/net/errors';
 
@@ -39,6 +41,8 @@ export interface GuardedHttpClientOptions {
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Lets 127.0.0.0/8 and ::1 through. Tests only; production never sets it. */
   allowLoopback?: boolean;
+  /** Destinations let through although not public. Default: `OUTBOUND_ALLOWLIST` of the environment. */
+  allowlist?: OutboundAllowlist;
   /** Redirects followed per request (default 0: a 3xx is returned as it is). */
   maxRedirects?: number;
   /** Used when a request has no positive `timeoutInMs` (default 30 s). */
@@ -245,7 +249,10 @@ async function* bodyOf(
 }
 
 export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}): HttpClient {
-  const policy: AddressPolicyOptions = { allowLoopback: options.allowLoopback === true };
+  const policy: AddressPolicyOptions = {
+    allowLoopback: options.allowLoopback === true,
+    allowlist: options.allowlist ?? outboundAllowlistFromEnv(),
+  };
   const resolve = options.resolve ?? systemResolve;
   const maxRedirects = Math.max(0, Math.floor(options.maxRedirects ?? 0));
   const userAgent = options.userAgent ?? defaultUserAgent;
@@ -266,8 +273,10 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
     }
     if (resolved.length === 0)
       throw new OutboundRequestFailedError(`Could not resolve host ${host.hostname}`);
+    const port = portOf(hop.url);
+    const viaAdmittedName = policy.allowlist?.admitsName(host.hostname, port) === true;
     for (const { address } of resolved) {
-      const verdict = checkIpAddress(address, policy);
+      const verdict = checkIpAddress(address, { ...policy, port, viaAdmittedName });
       // The message names the host and the kind of address, never the address itself.
       if (!verdict.allowed)
         throw new OutboundRequestRefusedError(refusalMessage(host.hostname, verdict, true));

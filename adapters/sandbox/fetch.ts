@@ -10,7 +10,7 @@ import type {
   QuickJSHandle,
   VmFunctionImplementation,
 } from 'quickjs-emscripten-core';
-import type { HttpClient, HttpRequest } from '../../core/engine/types';
+import type { HttpClient, HttpRequest } from '../../core/net/http';
 import type { Intrinsics } from './handles';
 
 /**

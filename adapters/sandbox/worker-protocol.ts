@@ -2,7 +2,7 @@
  * The messages between the sandbox pool (main thread) and a sandbox worker thread. Everything here
  * crosses a thread boundary by structured clone, so it is plain data: no functions, no signals.
  */
-import type { HttpRequest, HttpResponse } from '../../core/engine/types';
+import type { HttpRequest, HttpResponse } from '../../core/net/http';
 import type { SandboxError } from './quickjs';
 
 /** `workerData.role` of a sandbox worker; a bundle that is started as a worker checks for it. */

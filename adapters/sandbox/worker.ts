@@ -4,7 +4,7 @@
  * carries it can start itself as the worker (see pool.ts).
  */
 import { isMainThread, type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import type { HttpClient, HttpResponse } from '../../core/engine/types';
+import type { HttpClient, HttpResponse } from '../../core/net/http';
 import { createQuickJsCodeRunner, SandboxError, sandboxHeapInBytes } from './quickjs';
 import {
   type FromWorker,

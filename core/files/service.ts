@@ -5,7 +5,8 @@
  * and hand out upload URLs for files too large for a request body.
  */
 import { randomBytes } from 'node:crypto';
-import type { HttpClient, InputField } from '../engine/types';
+import type { InputField } from '../engine/types';
+import type { HttpClient } from '../net/http';
 import { ValidationError } from '../errors';
 import { requireWorkspaceAccess } from '../identity/access';
 import type { Principal } from '../identity/service';

@@ -9,6 +9,9 @@
  * URL parsing does it, so `2130706433`, `0177.0.0.1` and `0x7f.1` are all 127.0.0.1 here as well.
  */
 
+import ipaddr from 'ipaddr.js';
+import type { OutboundAllowlist } from './allowlist';
+
 export type AddressCategory =
   | 'loopback'
   | 'private'
@@ -27,6 +30,12 @@ export type AddressCategory =
 export interface AddressPolicyOptions {
   /** Lets 127.0.0.0/8, ::1 and `localhost` through, and nothing else. For tests only; production never sets it. */
   allowLoopback?: boolean;
+  /** Destinations let through although not public (`OUTBOUND_ALLOWLIST`); never metadata addresses. */
+  allowlist?: OutboundAllowlist;
+  /** The destination port, for allowlist entries that name one. */
+  port?: number;
+  /** The name these addresses were resolved from is listed by name: its addresses are admitted too. */
+  viaAdmittedName?: boolean;
 }
 
 export interface AddressRefusal {
@@ -311,7 +320,14 @@ function verdictOf(
 }
 
 function checkIp(address: IpAddress, options: AddressPolicyOptions): AddressVerdict {
-  return verdictOf(address.family === 4 ? classifyIpv4(address.bytes) : classifyIpv6(address.bytes), options);
+  const verdict = verdictOf(
+    address.family === 4 ? classifyIpv4(address.bytes) : classifyIpv6(address.bytes),
+    options,
+  );
+  if (verdict.allowed || verdict.category === 'metadata' || !options.allowlist) return verdict;
+  const text = ipaddr.fromByteArray([...address.bytes]).toString();
+  const admitted = options.viaAdmittedName || options.allowlist.admitsAddress(text, options.port ?? 0);
+  return admitted ? allowed : verdict;
 }
 
 /** Names that are a refused destination whatever DNS says. */
@@ -321,7 +337,9 @@ function checkName(hostname: string, options: AddressPolicyOptions): AddressVerd
   const name = hostname.replace(/\.+$/, '');
   if (name === '') return refuse('invalid', 'not a valid host name');
   if (name === 'localhost' || name.endsWith('.localhost')) {
-    return options.allowLoopback ? allowed : refuse('loopback');
+    return options.allowLoopback || options.allowlist?.admitsName(name, options.port ?? 0)
+      ? allowed
+      : refuse('loopback');
   }
   if (metadataNames.has(name)) return refuse('metadata');
   return allowed;
@@ -344,6 +362,12 @@ export function checkHost(host: string | Host, options: AddressPolicyOptions = {
   return normalized.kind === 'ip'
     ? checkIp(normalized.address, options)
     : checkName(normalized.hostname, options);
+}
+
+/** The port a URL connects to: its own, or the scheme's. */
+export function portOf(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
 }
 
 /** `Request to <host> refused: it is a loopback address` (or `it resolves to ...` for a name). */
@@ -379,7 +403,7 @@ export function checkUrl(input: string | URL, options: AddressPolicyOptions = {}
   const host = hostFromHostname(url.hostname);
   if (!host)
     return { allowed: false, category: 'invalid-url', message: 'Request refused: the URL has no valid host' };
-  const verdict = checkHost(host, options);
+  const verdict = checkHost(host, { ...options, port: portOf(url) });
   if (!verdict.allowed) {
     return { allowed: false, category: verdict.category, message: refusalMessage(url.hostname, verdict) };
   }

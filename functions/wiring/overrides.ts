@@ -2,7 +2,8 @@
  * The one seam between the Lambda wiring and the local server: adapters that cannot run outside
  * AWS (Step Functions) are replaced here by the local stack before any handler runs.
  */
-import type { HttpClient, ModelGateway } from '../../core/engine/types';
+import type { ModelGateway } from '../../core/engine/types';
+import type { HttpClient } from '../../core/net/http';
 import type { ExecutionStarter } from '../../core/runs/types';
 import type { ScheduleRegistry } from '../../core/schedules/types';
 

@@ -7,7 +7,8 @@ import { fetchThrough } from '../../adapters/http/fetch';
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { createModelGateway } from '../../adapters/models/gateway';
 import { createSandboxPool, type SandboxPool } from '../../adapters/sandbox/pool';
-import type { EngineDeps, HttpClient } from '../../core/engine/types';
+import type { EngineDeps } from '../../core/engine/types';
+import type { HttpClient } from '../../core/net/http';
 import {
   defaultFunctionMaxTimeoutInMs,
   defaultFunctionMemoryLimitInBytes,

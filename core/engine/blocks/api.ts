@@ -12,7 +12,7 @@
  * as `output` for an engine that passes it along the error edge.
  */
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../../net/errors';
-import type { HttpRequest, HttpResponse } from '../types';
+import type { HttpRequest, HttpResponse } from '../../net/http';
 import { BlockError, type BlockDefinition } from './types';
 
 export const defaultApiTimeoutInMs = 30_000;

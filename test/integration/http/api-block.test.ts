@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardedHttpClient } from '../../../adapters/http/guarded-client';
 import { apiBlock, apiTimeoutInMs } from '../../../core/engine/blocks/api';
 import { runToCompletion } from '../../../core/engine/run';
-import type { EngineDeps, HttpClient, TraceSpan } from '../../../core/engine/types';
+import type { EngineDeps, TraceSpan } from '../../../core/engine/types';
+import type { HttpClient } from '../../../core/net/http';
 import { block, contextOf, edge, graphOf, inProcessRunner } from '../../unit/engine/fixtures';
 import { startTestServer, type TestServer } from './server';
 

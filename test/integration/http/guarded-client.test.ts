@@ -9,7 +9,7 @@ import {
   OutboundRequestRefusedError,
   type ResolvedAddress,
 } from '../../../adapters/http/guarded-client';
-import type { HttpRequest } from '../../../core/engine/types';
+import type { HttpRequest } from '../../../core/net/http';
 import {
   closedPort,
   selfSignedCertificate,

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from '../../../adapters/sandbox/pool';
 import type { SandboxError } from '../../../adapters/sandbox/quickjs';
-import type { CodeRunRequest, HttpClient } from '../../../core/engine/types';
+import type { CodeRunRequest } from '../../../core/engine/types';
+import type { HttpClient } from '../../../core/net/http';
 
 const megabyte = 1024 * 1024;
 let pool: SandboxPool | undefined;

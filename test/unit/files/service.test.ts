@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HttpClient, HttpRequest } from '../../../core/engine/types';
+import type { HttpClient, HttpRequest } from '../../../core/net/http';
 import { PayloadTooLargeError, ValidationError } from '../../../core/errors';
 import type { BlobStore } from '../../../core/files/blob-store';
 import {

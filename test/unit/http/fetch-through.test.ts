@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fetchThrough } from '../../../adapters/http/fetch';
-import type { HttpClient, HttpRequest } from '../../../core/engine/types';
+import type { HttpClient, HttpRequest } from '../../../core/net/http';
 
 const limits = { timeoutInMs: 1_000, maxResponseBytes: 1_000 };
 const encode = (value: string) => new TextEncoder().encode(value);

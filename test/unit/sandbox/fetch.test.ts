@@ -1,7 +1,7 @@
 /** Sandbox `fetch` against a fake HttpClient: what the code sees, and the limits around it. */
 import { describe, expect, it } from 'vitest';
 import { failureOf, request, runner } from './support';
-import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/engine/types';
+import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/net/http';
 import { OutboundRequestRefusedError } from '../../../core/net/errors';
 
 function fakeHttp(answer: (request: HttpRequest) => Promise<HttpResponse> | HttpResponse) {
