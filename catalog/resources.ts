@@ -147,7 +147,8 @@ export const queues = {
   },
   notifications: {
     envVar: 'NOTIFICATIONS_QUEUE_URL',
-    visibilityTimeoutInSeconds: 60,
+    // Six times the worker's time-out; a retry sets its own delay on the message.
+    visibilityTimeoutInSeconds: 360,
     maxReceiveCount: 8,
     description: 'Completion events and webhook deliveries, retried by visibility delay',
   },
@@ -244,7 +245,7 @@ export type KeyAccess = 'encrypt' | 'decrypt' | 'encryptDecrypt';
 export interface ResourceAccess {
   tables?: Partial<Record<TableName, 'read' | 'readWrite'>>;
   buckets?: Partial<Record<BucketName, 'read' | 'readWrite'>>;
-  queues?: Partial<Record<QueueName, 'send' | 'consume'>>;
+  queues?: Partial<Record<QueueName, 'send' | 'consume' | 'sendAndConsume'>>;
   /** `start` also lets the caller describe its executions; `stop` is StopExecution (cancel). */
   stateMachines?: Partial<Record<StateMachineName, 'startSync' | 'start' | 'stop'>>;
   /** `manage`: create, update and delete the schedules of the workflow schedule group (and pass its role). */

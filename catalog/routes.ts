@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { QueueName, ResourceAccess, StateMachineName } from './resources';
 import * as files from './file-schemas';
+import * as notifications from './notification-schemas';
 import * as logs from './log-schemas';
 import * as s from './schemas';
 
@@ -69,10 +70,17 @@ const entitiesWrite = { tables: { entities: 'readWrite' } } as const satisfies R
 const runAccess = {
   tables: { entities: 'read', executions: 'readWrite' },
   buckets: { files: 'readWrite' },
-  queues: { jobs: 'send' },
+  // Jobs for async runs; the completion event of a streamed run, finalized here.
+  queues: { jobs: 'send', notifications: 'send' },
   stateMachines: { executionSync: 'startSync' },
   keys: { environment: 'decrypt' },
   models: 'invoke',
+} as const satisfies ResourceAccess;
+
+/** Subscription writes: webhook secrets are encrypted with the environment's key. */
+const notificationWrite = {
+  tables: { entities: 'readWrite' },
+  keys: { environment: 'encrypt' },
 } as const satisfies ResourceAccess;
 
 /** Log reads: entries and their large parts, workflows (names, folders, deployments), the cursor secret. */
@@ -577,6 +585,97 @@ export const routes = [
     responses: { 200: { description: 'Upload URL and file', body: s.data(files.uploadUrl) } },
     access: { tables: { entities: 'read' }, buckets: { files: 'readWrite' } },
   },
+  // Notifications
+  {
+    id: 'createNotification',
+    method: 'POST',
+    path: '/api/workspaces/{workspaceId}/notifications',
+    entry: 'functions/notifications/create.ts',
+    auth: 'apiKey',
+    summary: 'Subscribe a webhook to the completions of runs in the workspace (write permission)',
+    tag: 'notifications',
+    request: { params: s.workspaceIdParams, body: notifications.notificationBody },
+    responses: { 201: { description: 'Created', body: s.data(notifications.notification) } },
+    access: notificationWrite,
+  },
+  {
+    id: 'listNotifications',
+    method: 'GET',
+    path: '/api/workspaces/{workspaceId}/notifications',
+    entry: 'functions/notifications/list.ts',
+    auth: 'apiKey',
+    summary: "The workspace's notification subscriptions",
+    tag: 'notifications',
+    request: { params: s.workspaceIdParams },
+    responses: { 200: { description: 'Subscriptions', body: s.data(z.array(notifications.notification)) } },
+    access: entities,
+  },
+  {
+    id: 'getNotification',
+    method: 'GET',
+    path: '/api/workspaces/{workspaceId}/notifications/{notificationId}',
+    entry: 'functions/notifications/get.ts',
+    auth: 'apiKey',
+    summary: 'One notification subscription',
+    tag: 'notifications',
+    request: { params: notifications.notificationParams },
+    responses: { 200: { description: 'Subscription', body: s.data(notifications.notification) } },
+    access: entities,
+  },
+  {
+    id: 'updateNotification',
+    method: 'PUT',
+    path: '/api/workspaces/{workspaceId}/notifications/{notificationId}',
+    entry: 'functions/notifications/update.ts',
+    auth: 'apiKey',
+    summary: 'Replace a subscription (a webhook secret left out is kept for the same URL)',
+    tag: 'notifications',
+    request: { params: notifications.notificationParams, body: notifications.notificationBody },
+    responses: { 200: { description: 'Subscription', body: s.data(notifications.notification) } },
+    access: notificationWrite,
+  },
+  {
+    id: 'deleteNotification',
+    method: 'DELETE',
+    path: '/api/workspaces/{workspaceId}/notifications/{notificationId}',
+    entry: 'functions/notifications/delete.ts',
+    auth: 'apiKey',
+    summary: 'Remove a subscription; deliveries under way end as failed',
+    tag: 'notifications',
+    request: { params: notifications.notificationParams },
+    responses: {
+      200: { description: 'Deleted', body: s.data(z.object({ id: z.string(), deleted: z.literal(true) })) },
+    },
+    access: entitiesWrite,
+  },
+  {
+    id: 'testNotification',
+    method: 'POST',
+    path: '/api/workspaces/{workspaceId}/notifications/{notificationId}/test',
+    entry: 'functions/notifications/test.ts',
+    auth: 'apiKey',
+    summary: 'Send a sample event to the subscription now',
+    tag: 'notifications',
+    request: { params: notifications.notificationParams },
+    responses: { 202: { description: 'Queued delivery', body: s.data(notifications.delivery) } },
+    access: {
+      tables: { entities: 'read', executions: 'readWrite' },
+      buckets: { files: 'readWrite' },
+      queues: { notifications: 'send' },
+    },
+  },
+  {
+    id: 'listNotificationDeliveries',
+    method: 'GET',
+    path: '/api/workspaces/{workspaceId}/notifications/{notificationId}/deliveries',
+    entry: 'functions/notifications/deliveries.ts',
+    auth: 'apiKey',
+    summary: 'The last 100 deliveries of a subscription, newest first, with every attempt',
+    tag: 'notifications',
+    request: { params: notifications.notificationParams },
+    responses: { 200: { description: 'Deliveries', body: s.data(z.array(notifications.delivery)) } },
+    access: { tables: { entities: 'read', executions: 'read' }, buckets: { files: 'read' } },
+  },
   // Webhook triggers
   {
     id: 'createWebhook',
@@ -727,6 +826,8 @@ export const workers = {
       tables: { entities: 'read', executions: 'readWrite', limits: 'readWrite' },
       buckets: { files: 'readWrite' },
       ownerLimits: 'update',
+      // The completion event of every run.
+      queues: { notifications: 'send' },
     },
     timeoutInSeconds: 60,
     memoryInMb: 512,
@@ -745,6 +846,23 @@ export const workers = {
     timeoutInSeconds: 60,
     memoryInMb: 512,
     trigger: { kind: 'queue', queue: 'jobs', batchSize: 10 },
+  },
+  notificationsWorker: {
+    id: 'notificationsWorker',
+    entry: 'functions/notifications/worker.ts',
+    summary: 'Dispatches completion events to matching subscriptions and makes webhook delivery attempts',
+    access: {
+      tables: { entities: 'read', executions: 'readWrite' },
+      buckets: { files: 'readWrite' },
+      // Consumes events and deliveries, queues the deliveries of an event, delays retries.
+      queues: { notifications: 'sendAndConsume' },
+      // Decrypts webhook secrets to sign deliveries.
+      keys: { environment: 'decrypt' },
+    },
+    // 10 attempts at the 30 s delivery time-out, with room to spare.
+    timeoutInSeconds: 60,
+    memoryInMb: 512,
+    trigger: { kind: 'queue', queue: 'notifications', batchSize: 10 },
   },
   jobsDeadLetter: {
     id: 'jobsDeadLetter',

@@ -2,6 +2,8 @@
  * The run use cases behind the state machine: prepare a run (validate, pick the deployment),
  * Step (run blocks from the checkpoint), Finalize (write the log entry, shape the answer).
  */
+import { completionEventOf } from '../notifications/events';
+import type { NotificationQueue } from '../notifications/types';
 import { randomUUID } from 'node:crypto';
 import { startInputFormat, validateStartInput } from '../engine/input';
 import { filesIn } from '../files/collect';
@@ -274,6 +276,8 @@ export interface FinalizeDeps {
   baseChargePerRunInUsd: number;
   /** Where a draft run's graph is read, to keep it with the entry (drafts change; deployments do not). */
   drafts?: Pick<WorkflowStore, 'getWorkflow'>;
+  /** Where the run's completion event goes, for notifications (one small message; delivery happens elsewhere). */
+  notifications?: Pick<NotificationQueue, 'publishEvent'>;
 }
 
 export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Promise<ExecutionAnswer> {
@@ -302,6 +306,8 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
   };
   await deps.logs.putLogEntry(entry);
   await recordRunCost(deps.usage, state, entry.cost.total);
+  // A redelivered Finalize publishes the same event again; its deliveries are recorded once.
+  await deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime()));
   // After the log entry, so a job read as finished always has its output to show.
   if (state.mode === 'async') {
     await settleJob(deps, state, {

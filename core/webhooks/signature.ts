@@ -37,6 +37,29 @@ export function checkWebhookCall(
   };
 }
 
+/**
+ * Verifies an `svc-signature` header, as a receiver of the service's webhook deliveries should:
+ * HMAC-SHA256 keyed with the secret over `<t>.<raw body>` (the body exactly as received), compared
+ * in constant time, `t` (Unix ms) within 5 minutes of `nowInMs`.
+ *
+ *   const check = verifyWebhookSignature(secret, request.headers['svc-signature'], rawBody, Date.now());
+ *   if (!check.valid) return reply(400, check.reason);
+ */
+export function verifyWebhookSignature(
+  secret: string,
+  header: string | undefined,
+  rawBody: string,
+  nowInMs: number,
+): SignatureCheck {
+  if (header === undefined) return { valid: false, reason: 'The svc-signature header is missing' };
+  return checkSignature(secret, header, rawBody, nowInMs);
+}
+
+/** The `svc-signature` header value for a body sent at `timestampInMs`. */
+export function signatureHeaderOf(secret: string, timestampInMs: number, rawBody: string): string {
+  return `t=${timestampInMs},v1=${signatureOf(secret, timestampInMs, rawBody)}`;
+}
+
 function checkSignature(secret: string, header: string, rawBody: string, nowInMs: number): SignatureCheck {
   let timestamp: string | undefined;
   const signatures: string[] = [];

@@ -1,5 +1,6 @@
 /** Wiring of the run path: the execution starter for the execute route, and Step/Finalize deps. */
 import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
+import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
@@ -57,5 +58,6 @@ export function finalizeDeps(): FinalizeDeps {
     baseChargePerRunInUsd: baseChargePerRunInUsd(),
     // The workflow store alone: Finalize needs no identity reads.
     drafts: DynamoWorkflowStore.fromEnv({ blobStore: blobStore() }),
+    notifications: SqsNotificationQueue.fromEnv(),
   };
 }

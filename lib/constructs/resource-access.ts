@@ -50,6 +50,15 @@ export const queueActions = {
     'sqs:GetQueueAttributes',
     'sqs:GetQueueUrl',
   ],
+  /** A worker that consumes a queue and puts new messages on it (the notifications dispatcher). */
+  sendAndConsume: [
+    'sqs:SendMessage',
+    'sqs:ReceiveMessage',
+    'sqs:DeleteMessage',
+    'sqs:ChangeMessageVisibility',
+    'sqs:GetQueueAttributes',
+    'sqs:GetQueueUrl',
+  ],
 } as const;
 
 export const stateMachineActions = {
@@ -124,7 +133,7 @@ export class ResourceAccessGrant extends Construct {
       setEnv(buckets[name].envVar, bucket.bucketName);
     }
 
-    for (const [name, level] of entries<QueueName, 'send' | 'consume'>(access.queues)) {
+    for (const [name, level] of entries<QueueName, keyof typeof queueActions>(access.queues)) {
       const queue = resources.queues[name];
       allow(queueActions[level], [queue.queueArn]);
       setEnv(queues[name].envVar, queue.queueUrl);

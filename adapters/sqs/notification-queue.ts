@@ -1,0 +1,53 @@
+/**
+ * NotificationQueue on SQS: completion events and deliveries on the notifications queue. A retry is
+ * scheduled on the message itself (ChangeMessageVisibility, `scheduleRetry`), so the wait survives
+ * any crash: the message comes back when it is due, whoever is running then.
+ */
+import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { queues } from '../../catalog/resources';
+import type {
+  CompletionEvent,
+  DeliveryMessage,
+  NotificationMessage,
+  NotificationQueue,
+} from '../../core/notifications/types';
+import { requireEnv, sqsClient } from '../aws/clients';
+
+/** SQS keeps a message invisible for at most 12 hours. */
+const maxVisibilityInSeconds = 12 * 60 * 60;
+
+export class SqsNotificationQueue implements NotificationQueue {
+  constructor(private readonly options: { client: SQSClient; queueUrl: string }) {}
+
+  static fromEnv(): SqsNotificationQueue {
+    return new SqsNotificationQueue({
+      client: sqsClient(),
+      queueUrl: requireEnv(queues.notifications.envVar),
+    });
+  }
+
+  async publishEvent(event: CompletionEvent): Promise<void> {
+    await this.send({ kind: 'event', event });
+  }
+
+  async enqueueDelivery(message: DeliveryMessage): Promise<void> {
+    await this.send({ kind: 'delivery', ...message });
+  }
+
+  /** Makes a received message visible again after `delayInMs`, its next attempt. */
+  async scheduleRetry(receiptHandle: string, delayInMs: number): Promise<void> {
+    await this.options.client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: this.options.queueUrl,
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: Math.min(maxVisibilityInSeconds, Math.max(1, Math.ceil(delayInMs / 1000))),
+      }),
+    );
+  }
+
+  private async send(message: NotificationMessage): Promise<void> {
+    await this.options.client.send(
+      new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: JSON.stringify(message) }),
+    );
+  }
+}

@@ -1,0 +1,480 @@
+/**
+ * Notification use cases: manage a workspace's subscriptions (secrets encrypted, never answered),
+ * dispatch a completion event to the subscriptions it matches (one delivery each, recorded once
+ * however often the event arrives), and make one attempt of a webhook delivery.
+ */
+import { createHash } from 'node:crypto';
+import type { SecretCipher } from '../environment/types';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { requireWorkspaceAccess } from '../identity/access';
+import type { Principal } from '../identity/service';
+import type { IdentityStore } from '../identity/types';
+import { newId } from '../ids';
+import type { HttpClient } from '../net/http';
+import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../net/errors';
+import { subscriptionMatches } from './matching';
+import { completionPayload, deliveryHeaders } from './payload';
+import {
+  type AttemptOutcome,
+  deliveryTimeoutInMs,
+  isRetryable,
+  isSuccess,
+  maxDeliveryAttempts,
+  retryDelayInMs,
+} from './retry';
+import type { ExecutionLogStore } from '../runs/log';
+import type {
+  AlertRule,
+  CompletionEvent,
+  DeliveryMessage,
+  DeliveryRecord,
+  EventExtras,
+  NotificationChannel,
+  NotificationQueue,
+  NotificationRecord,
+  NotificationStore,
+} from './types';
+import type { Trigger } from '../triggers';
+
+/** Subscriptions a workspace may have on one channel. */
+export const maxNotificationsPerChannel = 10;
+const maxExcerptChars = 500;
+
+export interface NotificationDeps {
+  identity: IdentityStore;
+  notifications: NotificationStore;
+  cipher: SecretCipher;
+  queue: NotificationQueue;
+  now: () => Date;
+}
+
+export interface NotificationInput {
+  channel: NotificationChannel;
+  workflowIds?: string[];
+  allWorkflows?: boolean;
+  levelFilter: Array<'info' | 'error'>;
+  triggerFilter: Trigger[];
+  includeFinalOutput?: boolean;
+  includeTraceSpans?: boolean;
+  includeRateLimits?: boolean;
+  includeUsageData?: boolean;
+  webhook?: { url: string; secret?: string };
+  email?: { recipients: string[] };
+  chat?: { webhookUrl: string } | { channel: string; token: string };
+  alert?: AlertRule;
+  active?: boolean;
+}
+
+/** A subscription as answered: secrets replaced by whether there is one. */
+export interface NotificationView extends Omit<NotificationRecord, 'webhook' | 'chat'> {
+  webhook?: { url: string; hasSecret: boolean };
+  chat?: { webhookUrl: string } | { channel: string; hasToken: true };
+}
+
+export function notificationView(record: NotificationRecord): NotificationView {
+  const { webhook, chat, ...rest } = record;
+  return {
+    ...rest,
+    ...(webhook ? { webhook: { url: webhook.url, hasSecret: webhook.secretCiphertext !== undefined } } : {}),
+    ...(chat
+      ? {
+          chat:
+            'webhookUrl' in chat
+              ? { webhookUrl: chat.webhookUrl }
+              : { channel: chat.channel, hasToken: true },
+        }
+      : {}),
+  };
+}
+
+const secretContext = (workspaceId: string, notificationId: string) =>
+  `notification:${workspaceId}:${notificationId}`;
+
+/** The channels and rules deliveries exist for so far; the others are refused rather than kept silent. */
+function refuseUnavailable(input: NotificationInput): void {
+  if (input.channel !== 'webhook') {
+    throw new ValidationError(`The ${input.channel} channel is not available yet: use a webhook`, [
+      { path: 'channel', message: `${input.channel} deliveries are not available yet` },
+    ]);
+  }
+  if (input.alert) {
+    throw new ValidationError('Alert rules are not available yet', [
+      { path: 'alert', message: 'Alert rules are not available yet' },
+    ]);
+  }
+}
+
+function requireChannelConfig(input: NotificationInput): void {
+  if (input.channel === 'webhook' && !input.webhook)
+    throw new ValidationError('A webhook subscription needs webhook.url', [
+      { path: 'webhook', message: 'Required for the webhook channel' },
+    ]);
+  if (!input.allWorkflows && (input.workflowIds ?? []).length === 0)
+    throw new ValidationError('Give workflowIds, or allWorkflows: true', [
+      { path: 'workflowIds', message: 'Give at least one workflow id, or allWorkflows: true' },
+    ]);
+}
+
+async function recordOf(
+  deps: NotificationDeps,
+  base: Pick<NotificationRecord, 'id' | 'workspaceId' | 'createdAt'>,
+  input: NotificationInput,
+  previous?: NotificationRecord,
+): Promise<NotificationRecord> {
+  const context = secretContext(base.workspaceId, base.id);
+  let webhook: NotificationRecord['webhook'];
+  if (input.webhook) {
+    const secret = input.webhook.secret;
+    // An update that leaves out the secret keeps the one there was for the same URL.
+    const kept = previous?.webhook?.url === input.webhook.url ? previous.webhook.secretCiphertext : undefined;
+    webhook = {
+      url: input.webhook.url,
+      ...(secret
+        ? { secretCiphertext: await deps.cipher.encrypt(secret, context) }
+        : kept
+          ? { secretCiphertext: kept }
+          : {}),
+    };
+  }
+  return {
+    ...base,
+    channel: input.channel,
+    workflowIds: input.allWorkflows ? [] : [...new Set(input.workflowIds ?? [])],
+    allWorkflows: input.allWorkflows === true,
+    levelFilter: [...new Set(input.levelFilter)],
+    triggerFilter: [...new Set(input.triggerFilter)],
+    includeFinalOutput: input.includeFinalOutput === true,
+    includeTraceSpans: input.includeTraceSpans === true,
+    includeRateLimits: input.includeRateLimits === true,
+    includeUsageData: input.includeUsageData === true,
+    ...(webhook ? { webhook } : {}),
+    active: input.active ?? true,
+    updatedAt: deps.now().toISOString(),
+  };
+}
+
+export async function createNotification(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+  input: NotificationInput,
+): Promise<NotificationView> {
+  await requireWorkspaceAccess(deps.identity, principal.user.id, workspaceId, 'write');
+  refuseUnavailable(input);
+  requireChannelConfig(input);
+  const existing = await deps.notifications.listNotifications(workspaceId);
+  if (existing.filter((record) => record.channel === input.channel).length >= maxNotificationsPerChannel) {
+    throw new ConflictError(
+      `A workspace has at most ${maxNotificationsPerChannel} ${input.channel} subscriptions`,
+    );
+  }
+  const record = await recordOf(
+    deps,
+    { id: newId('ntf'), workspaceId, createdAt: deps.now().toISOString() },
+    input,
+  );
+  await deps.notifications.putNotification(record);
+  return notificationView(record);
+}
+
+export async function listNotifications(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+): Promise<NotificationView[]> {
+  await requireWorkspaceAccess(deps.identity, principal.user.id, workspaceId, 'read');
+  return (await deps.notifications.listNotifications(workspaceId)).map(notificationView);
+}
+
+async function loadNotification(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+  id: string,
+  needed: 'read' | 'write',
+): Promise<NotificationRecord> {
+  const notFound = `Notification ${id} not found`;
+  await requireWorkspaceAccess(deps.identity, principal.user.id, workspaceId, needed, notFound);
+  const record = await deps.notifications.getNotification(workspaceId, id);
+  if (!record) throw new NotFoundError(notFound);
+  return record;
+}
+
+export async function getNotification(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+  id: string,
+) {
+  return notificationView(await loadNotification(deps, principal, workspaceId, id, 'read'));
+}
+
+export async function updateNotification(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+  id: string,
+  input: NotificationInput,
+): Promise<NotificationView> {
+  const previous = await loadNotification(deps, principal, workspaceId, id, 'write');
+  refuseUnavailable(input);
+  requireChannelConfig(input);
+  if (input.channel !== previous.channel)
+    throw new ValidationError('The channel of a subscription cannot change', [
+      { path: 'channel', message: `Must stay ${previous.channel}` },
+    ]);
+  const record = await recordOf(deps, previous, input, previous);
+  await deps.notifications.putNotification(record);
+  return notificationView(record);
+}
+
+export async function deleteNotification(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+  id: string,
+) {
+  await loadNotification(deps, principal, workspaceId, id, 'write');
+  await deps.notifications.deleteNotification(workspaceId, id);
+}
+
+export async function listDeliveries(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+  id: string,
+) {
+  await loadNotification(deps, principal, workspaceId, id, 'read');
+  return (await deps.notifications.listDeliveries(id, 100)).map(deliveryView);
+}
+
+export function deliveryView(delivery: DeliveryRecord) {
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    ...(delivery.responseStatus !== undefined ? { responseStatus: delivery.responseStatus } : {}),
+    ...(delivery.responseExcerpt !== undefined ? { responseExcerpt: delivery.responseExcerpt } : {}),
+    ...(delivery.error !== undefined ? { error: delivery.error } : {}),
+    history: delivery.history,
+    createdAt: delivery.createdAt,
+    ...(delivery.nextAttemptAt ? { nextAttemptAt: delivery.nextAttemptAt } : {}),
+    ...(delivery.completedAt ? { completedAt: delivery.completedAt } : {}),
+  };
+}
+
+/** The same delivery id however often the event arrives: an event delivers once to a subscription. */
+export function deliveryIdOf(eventId: string, notificationId: string): string {
+  return `dlv_${createHash('sha256').update(`${eventId}|${notificationId}`).digest('hex').slice(0, 32)}`;
+}
+
+function newDelivery(
+  event: CompletionEvent,
+  subscription: NotificationRecord,
+  extras: EventExtras = {},
+): DeliveryRecord {
+  return {
+    id: deliveryIdOf(event.id, subscription.id),
+    notificationId: subscription.id,
+    workspaceId: subscription.workspaceId,
+    eventId: event.id,
+    eventType: event.type,
+    body: JSON.stringify(completionPayload(event, subscription, extras)),
+    status: 'pending',
+    attempts: 0,
+    history: [],
+    // The event's time, not now: a redelivered event then makes the very same record.
+    createdAt: new Date(event.timestamp).toISOString(),
+  };
+}
+
+/** Records and queues one delivery per matching subscription; answers how many were new. */
+export async function dispatchEvent(
+  deps: Pick<NotificationDeps, 'notifications' | 'queue'> & { logs: Pick<ExecutionLogStore, 'getLogEntry'> },
+  event: CompletionEvent,
+): Promise<number> {
+  const subscriptions = (await deps.notifications.listNotifications(event.workspaceId)).filter(
+    (subscription) => subscriptionMatches(subscription, event),
+  );
+  // The large parts travel in the log entry, not in the queue message; read only when asked for.
+  const needsData = subscriptions.some(
+    (subscription) => subscription.includeFinalOutput || subscription.includeTraceSpans,
+  );
+  const entry = needsData ? await deps.logs.getLogEntry(event.logId) : undefined;
+  const extras: EventExtras = entry
+    ? { finalOutput: entry.executionData.finalOutput, traceSpans: entry.executionData.traceSpans }
+    : {};
+  let created = 0;
+  for (const subscription of subscriptions) {
+    const delivery = newDelivery(event, subscription, extras);
+    if (await deps.notifications.createDelivery(delivery)) created += 1;
+    // Queued even when it existed: an earlier dispatch may have stopped between the two. A
+    // delivery that is already finished ignores the message.
+    await deps.queue.enqueueDelivery({
+      notificationId: subscription.id,
+      deliveryId: delivery.id,
+      createdAt: delivery.createdAt,
+    });
+  }
+  return created;
+}
+
+/** `POST …/{notificationId}/test`: a sample event, delivered now like any other. */
+export async function sendTestEvent(
+  deps: NotificationDeps,
+  principal: Principal,
+  workspaceId: string,
+  id: string,
+) {
+  const subscription = await loadNotification(deps, principal, workspaceId, id, 'write');
+  const now = deps.now();
+  const executionId = `test_${newId('exe').slice(4)}`;
+  const event: CompletionEvent = {
+    id: `evt_${executionId}`,
+    type: 'workflow.execution.completed',
+    timestamp: now.getTime(),
+    workspaceId,
+    workflowId: subscription.workflowIds[0] ?? 'wf_sample',
+    executionId,
+    logId: `log_${executionId}`,
+    level: 'info',
+    trigger: 'manual',
+    startedAt: new Date(now.getTime() - 1200).toISOString(),
+    endedAt: now.toISOString(),
+    totalDurationMs: 1200,
+    cost: { total: 0.001, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
+    files: null,
+  };
+  const delivery = newDelivery(event, subscription, { finalOutput: { sample: true }, traceSpans: [] });
+  await deps.notifications.createDelivery(delivery);
+  await deps.queue.enqueueDelivery({
+    notificationId: id,
+    deliveryId: delivery.id,
+    createdAt: delivery.createdAt,
+  });
+  return deliveryView(delivery);
+}
+
+export interface AttemptDeps {
+  notifications: NotificationStore;
+  cipher: SecretCipher;
+  http: HttpClient;
+  now: () => Date;
+  random?: () => number;
+}
+
+/** What the queue worker does after one attempt: done (delete the message), or try again after a delay. */
+export type AttemptResult = { kind: 'done' } | { kind: 'retry'; delayInMs: number };
+
+/** One attempt of a delivery. A delivery already finished (a duplicate message) is left alone. */
+export async function attemptDelivery(deps: AttemptDeps, message: DeliveryMessage): Promise<AttemptResult> {
+  const delivery = await deps.notifications.getDelivery(message);
+  if (!delivery || delivery.status === 'success' || delivery.status === 'failed') return { kind: 'done' };
+  const subscription = await deps.notifications.getNotification(
+    delivery.workspaceId,
+    delivery.notificationId,
+  );
+  if (!subscription?.webhook) {
+    await deps.notifications.putDelivery({
+      ...delivery,
+      status: 'failed',
+      error: 'The subscription no longer exists',
+      completedAt: deps.now().toISOString(),
+    });
+    return { kind: 'done' };
+  }
+  const { url, secretCiphertext } = subscription.webhook;
+  const secret = secretCiphertext
+    ? await deps.cipher.decrypt(secretCiphertext, secretContext(subscription.workspaceId, subscription.id))
+    : undefined;
+  const started = deps.now();
+  await deps.notifications.putDelivery({ ...delivery, status: 'in_progress' });
+  const { outcome, excerpt, error } = await post(
+    deps.http,
+    url,
+    deliveryHeaders({
+      eventType: delivery.eventType,
+      deliveryId: delivery.id,
+      body: delivery.body,
+      timestampInMs: started.getTime(),
+      secret,
+    }),
+    delivery.body,
+  );
+  const attempts = delivery.attempts + 1;
+  const responseStatus = outcome.kind === 'answered' ? outcome.status : undefined;
+  const history = [
+    ...delivery.history,
+    {
+      at: started.toISOString(),
+      ...(responseStatus !== undefined ? { responseStatus } : {}),
+      ...(error ? { error } : {}),
+    },
+  ];
+  const recorded = { ...delivery, attempts, history, responseStatus, responseExcerpt: excerpt, error };
+  if (isSuccess(outcome)) {
+    await deps.notifications.putDelivery({
+      ...recorded,
+      status: 'success',
+      error: undefined,
+      nextAttemptAt: undefined,
+      completedAt: deps.now().toISOString(),
+    });
+    return { kind: 'done' };
+  }
+  if (!isRetryable(outcome) || attempts >= maxDeliveryAttempts) {
+    await deps.notifications.putDelivery({
+      ...recorded,
+      status: 'failed',
+      nextAttemptAt: undefined,
+      completedAt: deps.now().toISOString(),
+    });
+    return { kind: 'done' };
+  }
+  const delayInMs = retryDelayInMs(attempts, deps.random);
+  await deps.notifications.putDelivery({
+    ...recorded,
+    status: 'pending',
+    nextAttemptAt: new Date(deps.now().getTime() + delayInMs).toISOString(),
+  });
+  return { kind: 'retry', delayInMs };
+}
+
+async function post(
+  http: HttpClient,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ outcome: AttemptOutcome; excerpt?: string; error?: string }> {
+  try {
+    const response = await http.request({
+      url,
+      method: 'POST',
+      headers,
+      body,
+      timeoutInMs: deliveryTimeoutInMs,
+      maxResponseBytes: 1024 * 1024,
+    });
+    const excerpt = new TextDecoder()
+      .decode(response.body.subarray(0, maxExcerptChars * 4))
+      .slice(0, maxExcerptChars);
+    const answered = { kind: 'answered' as const, status: response.status };
+    return {
+      outcome: answered,
+      excerpt,
+      ...(isSuccess(answered) ? {} : { error: `The receiver answered HTTP ${response.status}` }),
+    };
+  } catch (error) {
+    if (error instanceof OutboundRequestRefusedError)
+      return { outcome: { kind: 'answered', status: 0 }, error: error.message };
+    if (error instanceof OutboundRequestFailedError) {
+      const timedOut = /timed out/.test(error.message);
+      return {
+        outcome: timedOut ? { kind: 'timed-out' } : { kind: 'connection-failed' },
+        error: error.message,
+      };
+    }
+    throw error;
+  }
+}

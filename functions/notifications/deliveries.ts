@@ -1,0 +1,10 @@
+import { listDeliveries } from '../../core/notifications/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { notificationDeps } from '../wiring/notifications';
+
+export const handler = httpRoute('listNotificationDeliveries', async ({ principal, params }) =>
+  ok({
+    data: await listDeliveries(notificationDeps(), principal, params.workspaceId, params.notificationId),
+  }),
+);

@@ -1,0 +1,16 @@
+import { updateNotification } from '../../core/notifications/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { notificationDeps } from '../wiring/notifications';
+
+export const handler = httpRoute('updateNotification', async ({ principal, params, body }) =>
+  ok({
+    data: await updateNotification(
+      notificationDeps(),
+      principal,
+      params.workspaceId,
+      params.notificationId,
+      body,
+    ),
+  }),
+);

@@ -1,0 +1,43 @@
+/**
+ * Consumer of the notifications queue: a completion event is dispatched to the subscriptions it
+ * matches; a delivery gets one attempt. A delivery to try again stays on the queue, made visible
+ * when its next attempt is due (reported as a batch item failure, so it is not deleted).
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { attemptDelivery, dispatchEvent } from '../../core/notifications/service';
+import type { NotificationMessage } from '../../core/notifications/types';
+import { logger, withInvocationLogger } from '../http/logger';
+import { notificationWorkerDeps } from '../wiring/notifications';
+
+export async function handleNotifications(event: SQSEvent): Promise<SQSBatchResponse> {
+  const deps = notificationWorkerDeps();
+  const failures = await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const message = JSON.parse(record.body) as NotificationMessage;
+        if (message.kind === 'event') {
+          const created = await dispatchEvent(deps, message.event);
+          logger.info('Completion event dispatched', { eventId: message.event.id, deliveries: created });
+          return undefined;
+        }
+        const result = await attemptDelivery(deps, message);
+        if (result.kind === 'done') return undefined;
+        await deps.queue.scheduleRetry(record.receiptHandle, result.delayInMs);
+        return { itemIdentifier: record.messageId };
+      } catch (error) {
+        logger.error('Notification message failed; it will be delivered again', {
+          messageId: record.messageId,
+          error: error as Error,
+        });
+        return { itemIdentifier: record.messageId };
+      }
+    }),
+  );
+  return { batchItemFailures: failures.filter((failure) => failure !== undefined) };
+}
+
+export const handler = withInvocationLogger(
+  middy(handleNotifications).use(injectLambdaContext(logger, { resetKeys: true })),
+);

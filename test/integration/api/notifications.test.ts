@@ -1,0 +1,277 @@
+/**
+ * Webhook notifications on the local stack, with a real receiver on loopback let through by
+ * OUTBOUND_ALLOWLIST: subscriptions, the payload and headers field by field, the signature checked
+ * by a receiver written from the interface's Signature section alone, filters and include flags,
+ * a failing receiver's attempts, and the delivery history.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhookSignature } from '../../../core/webhooks/signature';
+import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+
+process.env.RATE_LIMITS_JSON = JSON.stringify({
+  free: {
+    api: { requestsPerMinute: 60_000, maxBurst: 60_000 },
+    sync: { requestsPerMinute: 60_000, maxBurst: 60_000 },
+  },
+});
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+const received: Received[] = [];
+/** Status the receiver answers per path (200 unless set). */
+const answers = new Map<string, number>();
+let receiver: Server;
+let receiverUrl: string;
+
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const path = request.url ?? '/';
+      received.push({
+        path,
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
+      response.writeHead(answers.get(path) ?? 200, { 'content-type': 'text/plain' }).end('thanks');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const { port } = receiver.address() as AddressInfo;
+  receiverUrl = `http://127.0.0.1:${port}`;
+  process.env.OUTBOUND_ALLOWLIST = `127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  delete process.env.OUTBOUND_ALLOWLIST;
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+const service = useLocalService();
+
+async function until<T>(read: () => T | undefined, timeoutInMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutInMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A receiver written from the interface alone: HMAC-SHA256 over `<t>.<body>`, constant time, 5 minutes. */
+function independentlyVerified(
+  secret: string,
+  headers: IncomingHttpHeaders,
+  body: string,
+  nowInMs: number,
+): boolean {
+  const header = String(headers['svc-signature'] ?? '');
+  const parts = Object.fromEntries(header.split(',').map((part) => part.split('=') as [string, string]));
+  if (!parts.t || !parts.v1) return false;
+  if (Math.abs(nowInMs - Number(parts.t)) > 5 * 60 * 1000) return false;
+  const expected = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest();
+  const given = Buffer.from(parts.v1, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+async function subscribe(tenant: Tenant, path: string, fields: Record<string, unknown> = {}) {
+  const answer = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+    channel: 'webhook',
+    allWorkflows: true,
+    levelFilter: ['info', 'error'],
+    triggerFilter: ['api', 'webhook', 'schedule', 'manual', 'chat'],
+    webhook: { url: `${receiverUrl}${path}` },
+    ...fields,
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body.data;
+}
+
+describe('webhook notifications', () => {
+  it('deliver the completion of a run with the payload and headers of the interface, signed', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('notified');
+    const secret = 'whsec_a-long-enough-secret';
+    const subscription = await subscribe(tenant, '/signed', {
+      webhook: { url: `${receiverUrl}/signed`, secret },
+    });
+    const workflowId = await deployedWorkflow(tenant);
+
+    // Act
+    const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const delivery = await until(() => received.find((entry) => entry.path === '/signed'));
+
+    // Assess
+    const executionId = run.body.metadata.executionId;
+    const payload = JSON.parse(delivery.body);
+    expect(payload).toEqual({
+      id: `evt_${executionId}`,
+      type: 'workflow.execution.completed',
+      timestamp: expect.any(Number),
+      data: {
+        workflowId,
+        executionId,
+        status: 'success',
+        level: 'info',
+        trigger: 'api',
+        startedAt: expect.any(String),
+        endedAt: expect.any(String),
+        totalDurationMs: expect.any(Number),
+        cost: expect.objectContaining({ total: expect.any(Number), tokens: expect.any(Object), models: {} }),
+        files: null,
+      },
+      links: { log: `/v1/logs/log_${executionId}`, execution: `/v1/logs/executions/${executionId}` },
+    });
+    expect(delivery.headers['svc-event']).toBe('workflow.execution.completed');
+    expect(delivery.headers['svc-delivery-id']).toMatch(/^dlv_[0-9a-f]{32}$/);
+    expect(delivery.headers['idempotency-key']).toBe(delivery.headers['svc-delivery-id']);
+    expect(Number(delivery.headers['svc-timestamp'])).toBeGreaterThan(Date.now() - 60_000);
+    expect(delivery.headers['svc-signature']).toBe(
+      `t=${delivery.headers['svc-timestamp']},v1=${createHmac('sha256', secret).update(`${delivery.headers['svc-timestamp']}.${delivery.body}`).digest('hex')}`,
+    );
+    expect(independentlyVerified(secret, delivery.headers, delivery.body, Date.now())).toBe(true);
+    expect(
+      verifyWebhookSignature(secret, String(delivery.headers['svc-signature']), delivery.body, Date.now()),
+    ).toEqual({
+      valid: true,
+    });
+    const deliveries = await tenant.call(
+      'GET',
+      `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/deliveries`,
+    );
+    expect(deliveries.body.data[0]).toMatchObject({
+      eventId: `evt_${executionId}`,
+      status: 'success',
+      attempts: 1,
+      responseStatus: 200,
+    });
+  });
+
+  it('a receiver from the interface rejects a tampered body, a wrong secret and a stale timestamp', async () => {
+    // Prepare
+    const secret = 'whsec_receiver-check';
+    const tenant = await service.get().newTenant('verify');
+    const subscription = await subscribe(tenant, '/verify', {
+      webhook: { url: `${receiverUrl}/verify`, secret },
+    });
+
+    // Act
+    await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/test`);
+    const delivery = await until(() => received.find((entry) => entry.path === '/verify'));
+
+    // Assess
+    expect(independentlyVerified(secret, delivery.headers, delivery.body, Date.now())).toBe(true);
+    expect(independentlyVerified(secret, delivery.headers, `${delivery.body} `, Date.now())).toBe(false);
+    expect(independentlyVerified('whsec_wrong-secret', delivery.headers, delivery.body, Date.now())).toBe(
+      false,
+    );
+    expect(independentlyVerified(secret, delivery.headers, delivery.body, Date.now() + 6 * 60 * 1000)).toBe(
+      false,
+    );
+    const header = String(delivery.headers['svc-signature']);
+    expect(verifyWebhookSignature(secret, header, `${delivery.body} `, Date.now()).valid).toBe(false);
+    expect(verifyWebhookSignature('whsec_wrong-secret', header, delivery.body, Date.now()).valid).toBe(false);
+    expect(verifyWebhookSignature(secret, header, delivery.body, Date.now() + 6 * 60 * 1000).valid).toBe(
+      false,
+    );
+  });
+
+  it('honour the level and trigger filters and the include flags', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('filtered');
+    await subscribe(tenant, '/errors-only', { levelFilter: ['error'] });
+    await subscribe(tenant, '/manual-only', { triggerFilter: ['manual'] });
+    await subscribe(tenant, '/with-output', { includeFinalOutput: true, includeTraceSpans: true });
+    const workflowId = await deployedWorkflow(tenant);
+
+    // Act
+    const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const withOutput = await until(() =>
+      received.find(
+        (entry) => entry.path === '/with-output' && entry.body.includes(run.body.metadata.executionId),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    // Assess
+    const data = JSON.parse(withOutput.body).data;
+    expect(data.finalOutput).toEqual({ shouted: 'ADA' });
+    expect(data.traceSpans[0].type).toBe('workflow');
+    expect(
+      received.filter((entry) => entry.path === '/errors-only' || entry.path === '/manual-only'),
+    ).toEqual([]);
+  });
+
+  it('do not retry an answer of 400, and record the attempt', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('refused');
+    answers.set('/bad-request', 400);
+    const subscription = await subscribe(tenant, '/bad-request');
+
+    // Act
+    await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/test`);
+    const failed = await (async () => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const answer = await tenant.call(
+          'GET',
+          `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/deliveries`,
+        );
+        if (answer.body.data[0]?.status === 'failed' || Date.now() > deadline) return answer.body.data[0];
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+
+    // Assess
+    expect(failed).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      responseStatus: 400,
+      responseExcerpt: 'thanks',
+    });
+    expect(received.filter((entry) => entry.path === '/bad-request')).toHaveLength(1);
+  });
+});
+
+describe('notification subscriptions', () => {
+  it('never answer the secret, and refuse channels and rules not available yet with a 400', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('subscriptions');
+    const created = await subscribe(tenant, '/x', {
+      webhook: { url: `${receiverUrl}/x`, secret: 'whsec_hidden-secret' },
+    });
+
+    // Act
+    const listed = await tenant.call('GET', `/api/workspaces/${tenant.workspaceId}/notifications`);
+    const email = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'email',
+      allWorkflows: true,
+      levelFilter: ['error'],
+      triggerFilter: ['api'],
+      email: { recipients: ['ops@example.com'] },
+    });
+    const stranger = await service.get().newTenant('stranger');
+    const foreign = await stranger.call(
+      'GET',
+      `/api/workspaces/${tenant.workspaceId}/notifications/${created.id}`,
+    );
+
+    // Assess
+    expect(created.webhook).toEqual({ url: `${receiverUrl}/x`, hasSecret: true });
+    expect(JSON.stringify(listed.body)).not.toContain('whsec_hidden-secret');
+    expect(email.status).toBe(400);
+    expect(email.body.details[0].path).toBe('channel');
+    expect(foreign.status).toBe(404);
+  });
+});
