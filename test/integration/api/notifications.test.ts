@@ -9,7 +9,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../../core/webhooks/signature';
-import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+import { deployedWorkflow, type Tenant, useLocalService } from '../../support/service';
 
 process.env.RATE_LIMITS_JSON = JSON.stringify({
   free: {
@@ -212,6 +212,43 @@ describe('webhook notifications', () => {
       received.filter((entry) => entry.path === '/errors-only' || entry.path === '/manual-only'),
     ).toEqual([]);
   });
+
+  it('try a 500 again when the queue makes the message visible 5 s later, then succeed', async () => {
+    // Prepare: the receiver fails the first attempt only
+    const tenant = await service.get().newTenant('retried');
+    answers.set('/flaky', 500);
+    const subscription = await subscribe(tenant, '/flaky');
+
+    // Act
+    await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/test`);
+    const first = await until(() => received.find((entry) => entry.path === '/flaky'));
+    answers.set('/flaky', 200);
+    const second = await until(() => received.filter((entry) => entry.path === '/flaky')[1], 20_000);
+    const history = await tenant.call(
+      'GET',
+      `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/deliveries`,
+    );
+
+    // Assess
+    expect(second.at - first.at).toBeGreaterThanOrEqual(5_000);
+    expect(second.headers['svc-delivery-id']).toBe(first.headers['svc-delivery-id']);
+    expect(second.body).toBe(first.body);
+    const deadline = Date.now() + 5_000;
+    let data = history.body.data[0];
+    while (data?.status !== 'success' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      data = (
+        await tenant.call(
+          'GET',
+          `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/deliveries`,
+        )
+      ).body.data[0];
+    }
+    expect(data).toMatchObject({ status: 'success', attempts: 2, responseStatus: 200 });
+    expect(data.history.map((attempt: { responseStatus: number }) => attempt.responseStatus)).toEqual([
+      500, 200,
+    ]);
+  }, 30_000);
 
   it('do not retry an answer of 400, and record the attempt', async () => {
     // Prepare
