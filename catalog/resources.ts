@@ -253,6 +253,8 @@ export interface ResourceAccess {
   keys?: Partial<Record<KeyName, KeyAccess>>;
   /** `read`: GetSecretValue on the secret (its value never changes while the service runs). */
   secrets?: Partial<Record<SecretName, 'read'>>;
+  /** `send`: send e-mail through SES (notification e-mail), from this account's verified identities. */
+  email?: 'send';
   /** `invoke`: call Bedrock foundation models and inference profiles (agent and router blocks). */
   models?: 'invoke';
   /**

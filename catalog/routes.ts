@@ -856,8 +856,10 @@ export const workers = {
       buckets: { files: 'readWrite' },
       // Consumes events and deliveries, queues the deliveries of an event, delays retries.
       queues: { notifications: 'sendAndConsume' },
-      // Decrypts webhook secrets to sign deliveries.
+      // Decrypts webhook secrets (to sign) and chat tokens.
       keys: { environment: 'decrypt' },
+      // Notification e-mail.
+      email: 'send',
     },
     // 10 attempts at the 30 s delivery time-out, with room to spare.
     timeoutInSeconds: 60,

@@ -20,6 +20,9 @@ const lines = [
   `Demo API key (x-api-key): ${demo.apiKey}`,
   `Demo workspace: ${demo.workspaceId}`,
   `Key of stored secrets: ${process.env.ENVIRONMENT_KEY_FILE} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
+  process.env.SMTP_URL
+    ? 'Notification e-mail goes through SMTP_URL'
+    : `Notification e-mail (no SMTP_URL) and unreachable chat messages are written to ${process.env.NOTIFICATION_OUTBOX_DIR}`,
   '',
   'Try:',
   `  curl ${service.url}/api/health`,

@@ -14,17 +14,21 @@ import type { HttpClient } from '../net/http';
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../net/errors';
 import { subscriptionMatches } from './matching';
 import { completionPayload, deliveryHeaders } from './payload';
-import {
-  type AttemptOutcome,
-  deliveryTimeoutInMs,
-  isRetryable,
-  isSuccess,
-  maxDeliveryAttempts,
-  retryDelayInMs,
-} from './retry';
+import { deliveryTimeoutInMs, isRetryable, isSuccess, maxDeliveryAttempts, retryDelayInMs } from './retry';
 import type { ExecutionLogStore } from '../runs/log';
+import {
+  type ChatMessage,
+  chatMessageOf,
+  type EmailMessage,
+  emailMessageOf,
+  type MessageContext,
+} from './messages';
 import type {
   AlertRule,
+  ChatSender,
+  ChatTarget,
+  EmailSender,
+  SendResult,
   CompletionEvent,
   DeliveryMessage,
   DeliveryRecord,
@@ -92,11 +96,6 @@ const secretContext = (workspaceId: string, notificationId: string) =>
 
 /** The channels and rules deliveries exist for so far; the others are refused rather than kept silent. */
 function refuseUnavailable(input: NotificationInput): void {
-  if (input.channel !== 'webhook') {
-    throw new ValidationError(`The ${input.channel} channel is not available yet: use a webhook`, [
-      { path: 'channel', message: `${input.channel} deliveries are not available yet` },
-    ]);
-  }
   if (input.alert) {
     throw new ValidationError('Alert rules are not available yet', [
       { path: 'alert', message: 'Alert rules are not available yet' },
@@ -105,9 +104,10 @@ function refuseUnavailable(input: NotificationInput): void {
 }
 
 function requireChannelConfig(input: NotificationInput): void {
-  if (input.channel === 'webhook' && !input.webhook)
-    throw new ValidationError('A webhook subscription needs webhook.url', [
-      { path: 'webhook', message: 'Required for the webhook channel' },
+  const settings = { webhook: input.webhook, email: input.email, chat: input.chat }[input.channel];
+  if (!settings)
+    throw new ValidationError(`A ${input.channel} subscription needs its ${input.channel} settings`, [
+      { path: input.channel, message: `Required for the ${input.channel} channel` },
     ]);
   if (!input.allWorkflows && (input.workflowIds ?? []).length === 0)
     throw new ValidationError('Give workflowIds, or allWorkflows: true', [
@@ -123,7 +123,7 @@ async function recordOf(
 ): Promise<NotificationRecord> {
   const context = secretContext(base.workspaceId, base.id);
   let webhook: NotificationRecord['webhook'];
-  if (input.webhook) {
+  if (input.channel === 'webhook' && input.webhook) {
     const secret = input.webhook.secret;
     // An update that leaves out the secret keeps the one there was for the same URL.
     const kept = previous?.webhook?.url === input.webhook.url ? previous.webhook.secretCiphertext : undefined;
@@ -148,9 +148,24 @@ async function recordOf(
     includeRateLimits: input.includeRateLimits === true,
     includeUsageData: input.includeUsageData === true,
     ...(webhook ? { webhook } : {}),
+    ...(input.channel === 'email' && input.email
+      ? { email: { recipients: [...new Set(input.email.recipients)] } }
+      : {}),
+    ...(input.channel === 'chat' && input.chat
+      ? { chat: await chatRecordOf(deps, context, input.chat) }
+      : {}),
     active: input.active ?? true,
     updatedAt: deps.now().toISOString(),
   };
+}
+
+async function chatRecordOf(
+  deps: NotificationDeps,
+  context: string,
+  chat: NonNullable<NotificationInput['chat']>,
+): Promise<NonNullable<NotificationRecord['chat']>> {
+  if ('webhookUrl' in chat) return { webhookUrl: chat.webhookUrl };
+  return { channel: chat.channel, tokenCiphertext: await deps.cipher.encrypt(chat.token, context) };
 }
 
 export async function createNotification(
@@ -269,10 +284,28 @@ export function deliveryIdOf(eventId: string, notificationId: string): string {
   return `dlv_${createHash('sha256').update(`${eventId}|${notificationId}`).digest('hex').slice(0, 32)}`;
 }
 
+/** What a delivery sends, fixed when it is recorded so every attempt sends the same. */
+function bodyOf(
+  event: CompletionEvent,
+  subscription: NotificationRecord,
+  extras: EventExtras,
+  context: MessageContext,
+): string {
+  if (subscription.channel === 'email')
+    return JSON.stringify(emailMessageOf(event, subscription.email?.recipients ?? [], context));
+  if (subscription.channel === 'chat') {
+    const channel =
+      subscription.chat && 'channel' in subscription.chat ? subscription.chat.channel : undefined;
+    return JSON.stringify(chatMessageOf(event, context, channel));
+  }
+  return JSON.stringify(completionPayload(event, subscription, extras));
+}
+
 function newDelivery(
   event: CompletionEvent,
   subscription: NotificationRecord,
   extras: EventExtras = {},
+  context: MessageContext = { workflowName: event.workflowId, logUrl: `/api/v1/logs/${event.logId}` },
 ): DeliveryRecord {
   return {
     id: deliveryIdOf(event.id, subscription.id),
@@ -280,7 +313,7 @@ function newDelivery(
     workspaceId: subscription.workspaceId,
     eventId: event.id,
     eventType: event.type,
-    body: JSON.stringify(completionPayload(event, subscription, extras)),
+    body: bodyOf(event, subscription, extras, context),
     status: 'pending',
     attempts: 0,
     history: [],
@@ -290,10 +323,15 @@ function newDelivery(
 }
 
 /** Records and queues one delivery per matching subscription; answers how many were new. */
-export async function dispatchEvent(
-  deps: Pick<NotificationDeps, 'notifications' | 'queue'> & { logs: Pick<ExecutionLogStore, 'getLogEntry'> },
-  event: CompletionEvent,
-): Promise<number> {
+export interface DispatchDeps extends Pick<NotificationDeps, 'notifications' | 'queue'> {
+  logs: Pick<ExecutionLogStore, 'getLogEntry'>;
+  /** The workflow's name, for e-mail and chat messages. */
+  workflows?: { getWorkflow(id: string): Promise<{ name: string } | undefined> };
+  /** `PUBLIC_BASE_URL`: makes the log link of e-mail and chat messages absolute. */
+  publicBaseUrl?: string;
+}
+
+export async function dispatchEvent(deps: DispatchDeps, event: CompletionEvent): Promise<number> {
   const subscriptions = (await deps.notifications.listNotifications(event.workspaceId)).filter(
     (subscription) => subscriptionMatches(subscription, event),
   );
@@ -305,9 +343,15 @@ export async function dispatchEvent(
   const extras: EventExtras = entry
     ? { finalOutput: entry.executionData.finalOutput, traceSpans: entry.executionData.traceSpans }
     : {};
+  const needsName = subscriptions.some((subscription) => subscription.channel !== 'webhook');
+  const workflow = needsName ? await deps.workflows?.getWorkflow(event.workflowId) : undefined;
+  const context: MessageContext = {
+    workflowName: workflow?.name ?? event.workflowId,
+    logUrl: `${deps.publicBaseUrl?.replace(/\/$/, '') ?? ''}/api/v1/logs/${event.logId}`,
+  };
   let created = 0;
   for (const subscription of subscriptions) {
-    const delivery = newDelivery(event, subscription, extras);
+    const delivery = newDelivery(event, subscription, extras, context);
     if (await deps.notifications.createDelivery(delivery)) created += 1;
     // Queued even when it existed: an earlier dispatch may have stopped between the two. A
     // delivery that is already finished ignores the message.
@@ -360,6 +404,9 @@ export interface AttemptDeps {
   notifications: NotificationStore;
   cipher: SecretCipher;
   http: HttpClient;
+  /** Chat and e-mail channels; a delivery on a channel without its sender fails saying so. */
+  chat?: ChatSender;
+  email?: EmailSender;
   now: () => Date;
   random?: () => number;
 }
@@ -375,7 +422,7 @@ export async function attemptDelivery(deps: AttemptDeps, message: DeliveryMessag
     delivery.workspaceId,
     delivery.notificationId,
   );
-  if (!subscription?.webhook) {
+  if (!subscription) {
     await deps.notifications.putDelivery({
       ...delivery,
       status: 'failed',
@@ -384,24 +431,9 @@ export async function attemptDelivery(deps: AttemptDeps, message: DeliveryMessag
     });
     return { kind: 'done' };
   }
-  const { url, secretCiphertext } = subscription.webhook;
-  const secret = secretCiphertext
-    ? await deps.cipher.decrypt(secretCiphertext, secretContext(subscription.workspaceId, subscription.id))
-    : undefined;
   const started = deps.now();
   await deps.notifications.putDelivery({ ...delivery, status: 'in_progress' });
-  const { outcome, excerpt, error } = await post(
-    deps.http,
-    url,
-    deliveryHeaders({
-      eventType: delivery.eventType,
-      deliveryId: delivery.id,
-      body: delivery.body,
-      timestampInMs: started.getTime(),
-      secret,
-    }),
-    delivery.body,
-  );
+  const { outcome, excerpt, error } = await send(deps, subscription, delivery, started);
   const attempts = delivery.attempts + 1;
   const responseStatus = outcome.kind === 'answered' ? outcome.status : undefined;
   const history = [
@@ -441,12 +473,50 @@ export async function attemptDelivery(deps: AttemptDeps, message: DeliveryMessag
   return { kind: 'retry', delayInMs };
 }
 
-async function post(
+async function send(
+  deps: AttemptDeps,
+  subscription: NotificationRecord,
+  delivery: DeliveryRecord,
+  started: Date,
+): Promise<SendResult> {
+  const context = secretContext(subscription.workspaceId, subscription.id);
+  if (subscription.channel === 'email') {
+    if (!deps.email) return { outcome: { kind: 'refused' }, error: 'No e-mail sender is configured' };
+    return deps.email.send(JSON.parse(delivery.body) as EmailMessage);
+  }
+  if (subscription.channel === 'chat') {
+    if (!deps.chat || !subscription.chat)
+      return { outcome: { kind: 'refused' }, error: 'No chat sender is configured' };
+    const target: ChatTarget =
+      'webhookUrl' in subscription.chat
+        ? { webhookUrl: subscription.chat.webhookUrl }
+        : {
+            channel: subscription.chat.channel,
+            token: await deps.cipher.decrypt(subscription.chat.tokenCiphertext, context),
+          };
+    return deps.chat.send(target, JSON.parse(delivery.body) as ChatMessage);
+  }
+  if (!subscription.webhook)
+    return { outcome: { kind: 'refused' }, error: 'The subscription has no webhook' };
+  const { url, secretCiphertext } = subscription.webhook;
+  const secret = secretCiphertext ? await deps.cipher.decrypt(secretCiphertext, context) : undefined;
+  const headers = deliveryHeaders({
+    eventType: delivery.eventType,
+    deliveryId: delivery.id,
+    body: delivery.body,
+    timestampInMs: started.getTime(),
+    secret,
+  });
+  return postJson(deps.http, url, headers, delivery.body);
+}
+
+/** One POST through the guarded client, its answer or failure as a send result. */
+export async function postJson(
   http: HttpClient,
   url: string,
   headers: Record<string, string>,
   body: string,
-): Promise<{ outcome: AttemptOutcome; excerpt?: string; error?: string }> {
+): Promise<SendResult> {
   try {
     const response = await http.request({
       url,
@@ -467,7 +537,7 @@ async function post(
     };
   } catch (error) {
     if (error instanceof OutboundRequestRefusedError)
-      return { outcome: { kind: 'answered', status: 0 }, error: error.message };
+      return { outcome: { kind: 'refused' }, error: error.message };
     if (error instanceof OutboundRequestFailedError) {
       const timedOut = /timed out/.test(error.message);
       return {

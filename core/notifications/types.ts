@@ -2,6 +2,8 @@
 import type { CostSummary, TraceSpan } from '../engine/types';
 import type { FileObject } from '../files/types';
 import type { Trigger } from '../triggers';
+import type { ChatMessage, EmailMessage } from './messages';
+import type { AttemptOutcome } from './retry';
 
 export const notificationChannels = ['webhook', 'email', 'chat'] as const;
 export type NotificationChannel = (typeof notificationChannels)[number];
@@ -134,4 +136,25 @@ export interface DeliveryMessage {
   deliveryId: string;
   /** The delivery's `createdAt`: with the ids, its key. */
   createdAt: string;
+}
+
+/** What one attempt on any channel came to. */
+export interface SendResult {
+  outcome: AttemptOutcome;
+  /** The start of the receiver's answer, for the history. */
+  excerpt?: string;
+  error?: string;
+}
+
+/** Where a chat message goes: a Slack incoming webhook, or `chat.postMessage` with a bot token. */
+export type ChatTarget = { webhookUrl: string } | { channel: string; token: string };
+
+/** Port: sends Slack messages. */
+export interface ChatSender {
+  send(target: ChatTarget, message: ChatMessage): Promise<SendResult>;
+}
+
+/** Port: sends e-mail (SES in AWS; SMTP or a local outbox). */
+export interface EmailSender {
+  send(message: EmailMessage): Promise<SendResult>;
 }

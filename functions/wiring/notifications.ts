@@ -3,6 +3,15 @@ import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-s
 import { DynamoNotificationStore } from '../../adapters/dynamodb/notification-store';
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
+import { withChatOutbox } from '../../adapters/chat/outbox-chat-sender';
+import { createSlackChatSender } from '../../adapters/chat/slack-sender';
+import { emailFromEnv } from '../../adapters/email/mime';
+import { createOutboxEmailSender } from '../../adapters/email/outbox-sender';
+import { createSesEmailSender } from '../../adapters/email/ses-sender';
+import { createSmtpEmailSender } from '../../adapters/email/smtp-sender';
+import type { HttpClient } from '../../core/net/http';
+import type { ChatSender, EmailSender } from '../../core/notifications/types';
+import { workflowDeps } from './workflows';
 import type { NotificationDeps } from '../../core/notifications/service';
 import { environmentCipher } from './environment';
 import { identityDeps } from './identity';
@@ -19,13 +28,34 @@ export function notificationDeps(): NotificationDeps {
 }
 
 export function notificationWorkerDeps() {
+  // Deliveries never follow redirects (a 3xx is final), and honour OUTBOUND_ALLOWLIST.
+  const http = createGuardedHttpClient({ maxRedirects: 0 });
   return {
     notifications: DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    workflows: { getWorkflow: (id: string) => workflowDeps().workflows.getWorkflow(id) },
+    publicBaseUrl: process.env.PUBLIC_BASE_URL,
     cipher: environmentCipher,
     queue: SqsNotificationQueue.fromEnv(),
-    // Deliveries never follow redirects (a 3xx is final), and honour OUTBOUND_ALLOWLIST.
-    http: createGuardedHttpClient({ maxRedirects: 0 }),
+    http,
+    chat: chatSender(http),
+    email: emailSender(),
     now: () => new Date(),
   };
+}
+
+/** Slack through the guard; locally, messages whose endpoint cannot be reached go to the outbox. */
+function chatSender(http: HttpClient): ChatSender {
+  const slack = createSlackChatSender({ http, slackApiUrl: process.env.SLACK_API_URL });
+  const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
+  return outbox ? withChatOutbox(slack, outbox) : slack;
+}
+
+/** `SMTP_URL` when set; else locally the outbox; else (in AWS) SES. */
+function emailSender(): EmailSender {
+  const from = emailFromEnv();
+  if (process.env.SMTP_URL) return createSmtpEmailSender({ smtpUrl: process.env.SMTP_URL, from });
+  const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
+  if (outbox) return createOutboxEmailSender({ outboxDir: outbox, from });
+  return createSesEmailSender({ from });
 }

@@ -232,6 +232,32 @@ export class ResourceAccessGrant extends Construct {
       }
     }
 
+    if (access.email === 'send') {
+      const { partition, region, account } = cdk.Stack.of(this);
+      allow(['ses:SendEmail', 'ses:SendRawEmail'], [`arn:${partition}:ses:${region}:${account}:identity/*`]);
+      if (fn.role) {
+        NagSuppressions.addResourceSuppressions(
+          fn.role,
+          [
+            {
+              id: 'AwsSolutions-IAM5',
+              reason:
+                'Notification e-mail is sent from the address set in EMAIL_FROM, an SES identity the operator ' +
+                "verifies after deployment, so sending is granted on this account's SES identities in this " +
+                'region; only the two send actions are allowed.',
+              appliesTo: [
+                {
+                  regex:
+                    '/^Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity\\/\\*$/g',
+                },
+              ],
+            },
+          ],
+          true,
+        );
+      }
+    }
+
     if (objectWildcard && fn.role) {
       NagSuppressions.addResourceSuppressions(
         fn.role,

@@ -144,6 +144,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       env[secret.local.envVar] = path;
     }
 
+    // E-mail without SMTP_URL, and chat messages whose endpoint cannot be reached, are written here.
+    env.NOTIFICATION_OUTBOX_DIR = join(dataDir, 'outbox');
+
     let stopping: Promise<void> | undefined;
     return {
       env,

@@ -5,11 +5,13 @@
  * a failing receiver's attempts, and the delivery history.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../../core/webhooks/signature';
-import { deployedWorkflow, type Tenant, useLocalService } from '../../support/service';
+import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
 
 process.env.RATE_LIMITS_JSON = JSON.stringify({
   free: {
@@ -50,10 +52,14 @@ beforeAll(async () => {
   const { port } = receiver.address() as AddressInfo;
   receiverUrl = `http://127.0.0.1:${port}`;
   process.env.OUTBOUND_ALLOWLIST = `127.0.0.1:${port}`;
+  process.env.SLACK_API_URL = `${receiverUrl}/slack-api`;
+  process.env.PUBLIC_BASE_URL = 'https://flows.example.com';
 });
 
 afterAll(async () => {
   delete process.env.OUTBOUND_ALLOWLIST;
+  delete process.env.SLACK_API_URL;
+  delete process.env.PUBLIC_BASE_URL;
   await new Promise((resolve) => receiver.close(resolve));
 });
 
@@ -281,8 +287,147 @@ describe('webhook notifications', () => {
   });
 });
 
+async function filesIn(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+/** The text of a quoted-printable body part, soft line breaks joined. */
+function decodeQuotedPrintable(text: string): string {
+  return text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+async function untilAsync<T>(read: () => Promise<T | undefined>, timeoutInMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutInMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('e-mail and chat notifications', () => {
+  it('write an RFC 822 e-mail with the facts of a failed run to the local outbox', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('mailed');
+    const outbox = join(service.get().service.dataDir, 'outbox', 'email');
+    const before = new Set(await filesIn(outbox));
+    const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'email',
+      allWorkflows: true,
+      levelFilter: ['error'],
+      triggerFilter: ['api'],
+      email: { recipients: ['ops@example.com', 'lead@example.com'] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const workflowId = await deployedWorkflow(
+      tenant,
+      threeBlockGraph({ code: 'throw new Error("disk full");' }),
+    );
+
+    // Act
+    const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const file = await untilAsync(async () => (await filesIn(outbox)).find((path) => !before.has(path)));
+    const raw = await readFile(file, 'utf8');
+    const message = decodeQuotedPrintable(raw);
+
+    // Assess
+    expect(message).toMatch(/^To: ops@example.com, lead@example.com\r?$/m);
+    // RFC 2047 encodes the quotes around the name.
+    expect(raw).toMatch(/^Subject: =\?UTF-8\?Q\?Workflow_=22Flow=22_failed\?=\r?$/m);
+    expect(message).toMatch(/^MIME-Version: 1.0\r?$/m);
+    expect(message).toContain('Trigger: api');
+    expect(message).toContain(`https://flows.example.com/api/v1/logs/log_${run.body.metadata.executionId}`);
+    expect(message).toContain('disk full');
+  });
+
+  it('post a Slack message to an incoming webhook, and with a token to chat.postMessage', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('chatty');
+    for (const chat of [
+      { webhookUrl: `${receiverUrl}/slack-hook` },
+      { channel: '#ops', token: 'xoxb-test-token' },
+    ]) {
+      const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+        channel: 'chat',
+        allWorkflows: true,
+        levelFilter: ['info'],
+        triggerFilter: ['api'],
+        chat,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(JSON.stringify(created.body)).not.toContain('xoxb-test-token');
+    }
+    const workflowId = await deployedWorkflow(tenant);
+
+    // Act
+    const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const hook = await until(() =>
+      received.find(
+        (entry) => entry.path === '/slack-hook' && entry.body.includes(run.body.metadata.executionId),
+      ),
+    );
+    const api = await until(() =>
+      received.find(
+        (entry) =>
+          entry.path === '/slack-api/chat.postMessage' && entry.body.includes(run.body.metadata.executionId),
+      ),
+    );
+
+    // Assess
+    const message = JSON.parse(hook.body);
+    expect(message.text).toBe('Workflow "Flow" succeeded');
+    expect(message.attachments[0]).toMatchObject({
+      color: '#2eb67d',
+      title: `Execution ${run.body.metadata.executionId}`,
+    });
+    expect(message.attachments[0].fields.map((field: { title: string }) => field.title)).toEqual([
+      'Status',
+      'Trigger',
+      'Duration',
+      'Cost',
+      'Log',
+    ]);
+    expect(message.channel).toBeUndefined();
+    expect(api.headers.authorization).toBe('Bearer xoxb-test-token');
+    expect(JSON.parse(api.body).channel).toBe('#ops');
+  });
+
+  it('write a chat message whose endpoint cannot be reached to the local outbox', async () => {
+    // Prepare: a private address the allowlist does not name
+    const tenant = await service.get().newTenant('unreachable');
+    const outbox = join(service.get().service.dataDir, 'outbox', 'chat');
+    const before = new Set(await filesIn(outbox));
+    const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'chat',
+      allWorkflows: true,
+      levelFilter: ['info'],
+      triggerFilter: ['manual'],
+      chat: { webhookUrl: 'http://10.1.2.3/hook' },
+    });
+
+    // Act
+    await tenant.call(
+      'POST',
+      `/api/workspaces/${tenant.workspaceId}/notifications/${created.body.data.id}/test`,
+    );
+    const file = await untilAsync(async () => (await filesIn(outbox)).find((path) => !before.has(path)));
+
+    // Assess
+    const message = JSON.parse(await readFile(file, 'utf8'));
+    expect(message.text).toMatch(/succeeded$/);
+    expect(message.attachments[0].color).toBe('#2eb67d');
+  });
+});
+
 describe('notification subscriptions', () => {
-  it('never answer the secret, and refuse channels and rules not available yet with a 400', async () => {
+  it('never answer the secret, and refuse a channel without its settings with a 400 naming them', async () => {
     // Prepare
     const tenant = await service.get().newTenant('subscriptions');
     const created = await subscribe(tenant, '/x', {
@@ -296,7 +441,6 @@ describe('notification subscriptions', () => {
       allWorkflows: true,
       levelFilter: ['error'],
       triggerFilter: ['api'],
-      email: { recipients: ['ops@example.com'] },
     });
     const stranger = await service.get().newTenant('stranger');
     const foreign = await stranger.call(
@@ -308,7 +452,7 @@ describe('notification subscriptions', () => {
     expect(created.webhook).toEqual({ url: `${receiverUrl}/x`, hasSecret: true });
     expect(JSON.stringify(listed.body)).not.toContain('whsec_hidden-secret');
     expect(email.status).toBe(400);
-    expect(email.body.details[0].path).toBe('channel');
+    expect(email.body.details[0].path).toBe('email');
     expect(foreign.status).toBe(404);
   });
 });
