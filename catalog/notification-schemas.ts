@@ -31,7 +31,7 @@ export const notificationBody = z.strictObject({
   alert: z
     .strictObject({
       rule: z.enum(alertRules),
-      threshold: z.number().positive(),
+      threshold: z.number().positive().optional(),
       windowHours: z
         .number()
         .positive()

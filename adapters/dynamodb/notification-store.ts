@@ -6,16 +6,20 @@
  * |--------------|------------|----------------------|----------------------------------|
  * | subscription | entities   | `WS#<workspaceId>`   | `NOTIF#<notificationId>`         |
  * | delivery     | executions | `NOTIF#<notificationId>` | `DLV#<createdAt>#<deliveryId>` |
+ * | alert state  | executions | `NOTIF#<notificationId>` | `ALERT#<workflowId>`           |
  *
  * - A workspace's subscriptions (at most 10 per channel) are one Query, read by every dispatch.
  * - A delivery's id follows from its event and subscription, and its `createdAt` is the event's
  *   time, so a redelivered event puts the very same key, which a conditional put turns into a no-op.
  *   The history is newest first by sort key. `ttl` removes a delivery 30 days after it was made.
+ * - An alert's state is written with a version condition: events of one workflow handled at once
+ *   re-read and re-apply rather than overwrite each other.
  * - The body sent (the payload, fixed at dispatch) stays inline up to 64 KB, else in the blob store
  *   at `executions/notifications/<deliveryId>.json` (expired with the other run blobs).
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type {
+  AlertStateRecord,
   DeliveryMessage,
   DeliveryRecord,
   NotificationRecord,
@@ -26,6 +30,7 @@ import {
   ENTITIES_TABLE_ENV,
   EXECUTIONS_TABLE_ENV,
   type Item,
+  isConditionalCheckFailed,
   type JsonBlobStore,
   plain,
   putIfAbsent,
@@ -143,6 +148,48 @@ export class DynamoNotificationStore implements NotificationStore {
       }),
     );
     return Promise.all((items as Item[]).map((item) => this.deliveryOf(item)));
+  }
+
+  async getAlertState(
+    notificationId: string,
+    workflowId: string,
+  ): Promise<{ state: AlertStateRecord; version: number } | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.options.executionsTable,
+        Key: { pk: `NOTIF#${notificationId}`, sk: `ALERT#${workflowId}` },
+        ConsistentRead: true,
+      }),
+    );
+    if (!item) return undefined;
+    return { state: JSON.parse(String(item.stateJson)) as AlertStateRecord, version: Number(item.version) };
+  }
+
+  async putAlertState(
+    notificationId: string,
+    workflowId: string,
+    state: AlertStateRecord,
+    expectedVersion: number,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.options.executionsTable,
+          Item: {
+            pk: `NOTIF#${notificationId}`,
+            sk: `ALERT#${workflowId}`,
+            stateJson: JSON.stringify(state),
+            version: expectedVersion + 1,
+          },
+          ConditionExpression: expectedVersion === 0 ? 'attribute_not_exists(pk)' : 'version = :expected',
+          ...(expectedVersion === 0 ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   private async deliveryItem(delivery: DeliveryRecord): Promise<Item> {

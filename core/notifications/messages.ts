@@ -99,3 +99,46 @@ export function chatMessageOf(
     ...(channel ? { channel } : {}),
   };
 }
+
+/** An alert as e-mail: the rule, what was observed, the workflow, and the run that fired it if any. */
+export function alertEmailOf(
+  firing: { rule: string; message: string; threshold: number },
+  recipients: string[],
+  context: MessageContext & { executionId?: string },
+): EmailMessage {
+  const lines = [
+    `Workflow: ${context.workflowName}`,
+    `Alert: ${firing.rule} (threshold ${firing.threshold})`,
+    `What happened: ${firing.message}`,
+    ...(context.executionId ? [`Execution: ${context.executionId}`, `Log: ${context.logUrl}`] : []),
+  ];
+  return {
+    to: recipients,
+    subject: `Alert on workflow "${context.workflowName}": ${firing.message}`,
+    text: `${lines.join('\n')}\n`,
+    html: `<p>${lines.map(escapeHtml).join('<br>')}</p>`,
+  };
+}
+
+export function alertChatOf(
+  firing: { rule: string; message: string; threshold: number },
+  context: MessageContext & { executionId?: string },
+  channel?: string,
+): ChatMessage {
+  return {
+    text: `Alert on workflow "${context.workflowName}": ${firing.message}`,
+    attachments: [
+      {
+        color: '#ecb22e',
+        title: `Alert: ${firing.rule}`,
+        fields: [
+          { title: 'Threshold', value: String(firing.threshold), short: true },
+          { title: 'What happened', value: firing.message, short: false },
+          ...(context.executionId ? [{ title: 'Log', value: context.logUrl, short: false }] : []),
+        ],
+        ts: Math.floor(Date.now() / 1000),
+      },
+    ],
+    ...(channel ? { channel } : {}),
+  };
+}

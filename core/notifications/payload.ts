@@ -62,3 +62,29 @@ export function deliveryHeaders(options: {
       : {}),
   };
 }
+
+/** `workflow.alert`: the rule that fired, what was observed, and the run that fired it (when a run did). */
+export function alertPayload(options: {
+  id: string;
+  timestampInMs: number;
+  workflowId: string;
+  workflowName: string;
+  alert: { rule: string; threshold: number; windowHours?: number; observed: number; message: string };
+  execution?: { event: CompletionEvent; subscription: Parameters<typeof completionPayload>[1] };
+}): Record<string, unknown> {
+  const execution = options.execution
+    ? completionPayload(options.execution.event, options.execution.subscription)
+    : undefined;
+  return {
+    id: options.id,
+    type: 'workflow.alert',
+    timestamp: options.timestampInMs,
+    data: {
+      workflowId: options.workflowId,
+      workflowName: options.workflowName,
+      alert: options.alert,
+      ...(execution ? { execution: execution.data } : {}),
+    },
+    ...(execution ? { links: execution.links } : {}),
+  };
+}

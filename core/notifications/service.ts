@@ -13,10 +13,13 @@ import { newId } from '../ids';
 import type { HttpClient } from '../net/http';
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../net/errors';
 import { subscriptionMatches } from './matching';
-import { completionPayload, deliveryHeaders } from './payload';
+import { alertPayload, completionPayload, deliveryHeaders } from './payload';
+import { type AlertFiring, observeRun, withDefaults } from './alerts';
 import { deliveryTimeoutInMs, isRetryable, isSuccess, maxDeliveryAttempts, retryDelayInMs } from './retry';
 import type { ExecutionLogStore } from '../runs/log';
 import {
+  alertChatOf,
+  alertEmailOf,
   type ChatMessage,
   chatMessageOf,
   type EmailMessage,
@@ -25,6 +28,7 @@ import {
 } from './messages';
 import type {
   AlertRule,
+  AlertStateRecord,
   ChatSender,
   ChatTarget,
   EmailSender,
@@ -94,15 +98,6 @@ export function notificationView(record: NotificationRecord): NotificationView {
 const secretContext = (workspaceId: string, notificationId: string) =>
   `notification:${workspaceId}:${notificationId}`;
 
-/** The channels and rules deliveries exist for so far; the others are refused rather than kept silent. */
-function refuseUnavailable(input: NotificationInput): void {
-  if (input.alert) {
-    throw new ValidationError('Alert rules are not available yet', [
-      { path: 'alert', message: 'Alert rules are not available yet' },
-    ]);
-  }
-}
-
 function requireChannelConfig(input: NotificationInput): void {
   const settings = { webhook: input.webhook, email: input.email, chat: input.chat }[input.channel];
   if (!settings)
@@ -154,6 +149,7 @@ async function recordOf(
     ...(input.channel === 'chat' && input.chat
       ? { chat: await chatRecordOf(deps, context, input.chat) }
       : {}),
+    ...(input.alert ? { alert: withDefaults(input.alert) } : {}),
     active: input.active ?? true,
     updatedAt: deps.now().toISOString(),
   };
@@ -175,7 +171,6 @@ export async function createNotification(
   input: NotificationInput,
 ): Promise<NotificationView> {
   await requireWorkspaceAccess(deps.identity, principal.user.id, workspaceId, 'write');
-  refuseUnavailable(input);
   requireChannelConfig(input);
   const existing = await deps.notifications.listNotifications(workspaceId);
   if (existing.filter((record) => record.channel === input.channel).length >= maxNotificationsPerChannel) {
@@ -232,7 +227,6 @@ export async function updateNotification(
   input: NotificationInput,
 ): Promise<NotificationView> {
   const previous = await loadNotification(deps, principal, workspaceId, id, 'write');
-  refuseUnavailable(input);
   requireChannelConfig(input);
   if (input.channel !== previous.channel)
     throw new ValidationError('The channel of a subscription cannot change', [
@@ -343,7 +337,9 @@ export async function dispatchEvent(deps: DispatchDeps, event: CompletionEvent):
   const extras: EventExtras = entry
     ? { finalOutput: entry.executionData.finalOutput, traceSpans: entry.executionData.traceSpans }
     : {};
-  const needsName = subscriptions.some((subscription) => subscription.channel !== 'webhook');
+  const needsName = subscriptions.some(
+    (subscription) => subscription.channel !== 'webhook' || subscription.alert,
+  );
   const workflow = needsName ? await deps.workflows?.getWorkflow(event.workflowId) : undefined;
   const context: MessageContext = {
     workflowName: workflow?.name ?? event.workflowId,
@@ -351,7 +347,10 @@ export async function dispatchEvent(deps: DispatchDeps, event: CompletionEvent):
   };
   let created = 0;
   for (const subscription of subscriptions) {
-    const delivery = newDelivery(event, subscription, extras, context);
+    const delivery = subscription.alert
+      ? await alertDeliveryOf(deps, subscription, event, context)
+      : newDelivery(event, subscription, extras, context);
+    if (!delivery) continue;
     if (await deps.notifications.createDelivery(delivery)) created += 1;
     // Queued even when it existed: an earlier dispatch may have stopped between the two. A
     // delivery that is already finished ignores the message.
@@ -362,6 +361,86 @@ export async function dispatchEvent(deps: DispatchDeps, event: CompletionEvent):
     });
   }
   return created;
+}
+
+/**
+ * Applies a run to the subscription's alert state (written back only if nobody changed it
+ * meanwhile; else read again and re-applied) and answers the delivery of the alert when it fires.
+ * A run already counted (a redelivered event) changes nothing.
+ */
+async function alertDeliveryOf(
+  deps: DispatchDeps,
+  subscription: NotificationRecord,
+  event: CompletionEvent,
+  context: MessageContext,
+): Promise<DeliveryRecord | undefined> {
+  const alert = subscription.alert as AlertRule;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const stored = await deps.notifications.getAlertState(subscription.id, event.workflowId);
+    if (stored?.state.seenEventIds.includes(event.id)) return undefined;
+    const { state, fired } = observeRun(stored?.state, alert, {
+      at: Date.parse(event.endedAt),
+      failed: event.level === 'error',
+      durationMs: event.totalDurationMs,
+      costUsd: event.cost.total,
+    });
+    const record: AlertStateRecord = {
+      ...state,
+      seenEventIds: [...(stored?.state.seenEventIds ?? []), event.id].slice(-50),
+    };
+    const delivery = fired ? alertDelivery(subscription, fired, event.workflowId, context, event) : undefined;
+    // The delivery first: a crash before the state is written re-fires the same delivery id.
+    if (delivery) await deps.notifications.createDelivery(delivery);
+    if (
+      await deps.notifications.putAlertState(subscription.id, event.workflowId, record, stored?.version ?? 0)
+    )
+      return delivery;
+  }
+  throw new Error(
+    `The alert state of ${subscription.id} for ${event.workflowId} kept changing; the event will be handled again`,
+  );
+}
+
+function alertDelivery(
+  subscription: NotificationRecord,
+  fired: AlertFiring,
+  workflowId: string,
+  context: MessageContext,
+  event?: CompletionEvent,
+): DeliveryRecord {
+  const id = event
+    ? `alert_${event.id}`
+    : `alert_${subscription.id}_${workflowId}_${fired.rule}_${Math.floor(Date.now() / 60_000)}`;
+  const timestamp = event?.timestamp ?? Date.now();
+  const channel = subscription.chat && 'channel' in subscription.chat ? subscription.chat.channel : undefined;
+  const messageContext = { ...context, ...(event ? { executionId: event.executionId } : {}) };
+  const body =
+    subscription.channel === 'email'
+      ? JSON.stringify(alertEmailOf(fired, subscription.email?.recipients ?? [], messageContext))
+      : subscription.channel === 'chat'
+        ? JSON.stringify(alertChatOf(fired, messageContext, channel))
+        : JSON.stringify(
+            alertPayload({
+              id,
+              timestampInMs: timestamp,
+              workflowId,
+              workflowName: context.workflowName,
+              alert: fired,
+              ...(event ? { execution: { event, subscription } } : {}),
+            }),
+          );
+  return {
+    id: deliveryIdOf(id, subscription.id),
+    notificationId: subscription.id,
+    workspaceId: subscription.workspaceId,
+    eventId: id,
+    eventType: 'workflow.alert',
+    body,
+    status: 'pending',
+    attempts: 0,
+    history: [],
+    createdAt: new Date(timestamp).toISOString(),
+  };
 }
 
 /** `POST …/{notificationId}/test`: a sample event, delivered now like any other. */

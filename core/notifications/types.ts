@@ -3,6 +3,7 @@ import type { CostSummary, TraceSpan } from '../engine/types';
 import type { FileObject } from '../files/types';
 import type { Trigger } from '../triggers';
 import type { ChatMessage, EmailMessage } from './messages';
+import type { AlertState } from './alerts';
 import type { AttemptOutcome } from './retry';
 
 export const notificationChannels = ['webhook', 'email', 'chat'] as const;
@@ -21,7 +22,8 @@ export type AlertRuleName = (typeof alertRules)[number];
 
 export interface AlertRule {
   rule: AlertRuleName;
-  threshold: number;
+  /** Default per rule (core/notifications/alerts.ts). */
+  threshold?: number;
   windowHours?: number;
 }
 
@@ -118,6 +120,23 @@ export interface NotificationStore {
   putDelivery(delivery: DeliveryRecord): Promise<void>;
   /** Newest first. */
   listDeliveries(notificationId: string, limit: number): Promise<DeliveryRecord[]>;
+  /** The alert state of a subscription for one workflow, with the version to write it back at. */
+  getAlertState(
+    notificationId: string,
+    workflowId: string,
+  ): Promise<{ state: AlertStateRecord; version: number } | undefined>;
+  /** Writes the state if it is still at `expectedVersion` (0: not there yet); answers whether it did. */
+  putAlertState(
+    notificationId: string,
+    workflowId: string,
+    state: AlertStateRecord,
+    expectedVersion: number,
+  ): Promise<boolean>;
+}
+
+/** An alert's state as kept: the rule's state plus the events it has counted, so none counts twice. */
+export interface AlertStateRecord extends AlertState {
+  seenEventIds: string[];
 }
 
 /** Port: the queue between Finalize, the dispatcher and the deliverer. */

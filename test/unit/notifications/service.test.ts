@@ -4,6 +4,7 @@ import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/net/ht
 import { OutboundRequestFailedError } from '../../../core/net/errors';
 import { attemptDelivery, deliveryIdOf, dispatchEvent } from '../../../core/notifications/service';
 import type {
+  AlertStateRecord,
   CompletionEvent,
   DeliveryMessage,
   DeliveryRecord,
@@ -39,6 +40,21 @@ class MemoryNotifications implements NotificationStore {
   }
   async listDeliveries() {
     return [...this.deliveries.values()];
+  }
+  readonly alerts = new Map<string, { state: AlertStateRecord; version: number }>();
+  async getAlertState(notificationId: string, workflowId: string) {
+    return this.alerts.get(`${notificationId}|${workflowId}`);
+  }
+  async putAlertState(
+    notificationId: string,
+    workflowId: string,
+    state: AlertStateRecord,
+    expectedVersion: number,
+  ) {
+    const key = `${notificationId}|${workflowId}`;
+    if ((this.alerts.get(key)?.version ?? 0) !== expectedVersion) return false;
+    this.alerts.set(key, { state, version: expectedVersion + 1 });
+    return true;
   }
 }
 
