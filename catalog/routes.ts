@@ -784,7 +784,9 @@ export type WorkerTrigger =
   | { kind: 'stateMachineTask' }
   | { kind: 'queue'; queue: QueueName; deadLetter?: boolean; batchSize: number }
   /** An execution of the machine ended FAILED, TIMED_OUT or ABORTED (an EventBridge rule in AWS). */
-  | { kind: 'executionEnded'; stateMachine: StateMachineName };
+  | { kind: 'executionEnded'; stateMachine: StateMachineName }
+  /** On a clock (an EventBridge schedule in AWS, a timer locally). */
+  | { kind: 'every'; minutes: number };
 
 /** Workers: functions that are not HTTP routes. */
 export interface WorkerDefinition {
@@ -865,6 +867,18 @@ export const workers = {
     timeoutInSeconds: 60,
     memoryInMb: 512,
     trigger: { kind: 'queue', queue: 'notifications', batchSize: 10 },
+  },
+  notificationsInactivity: {
+    id: 'notificationsInactivity',
+    entry: 'functions/notifications/inactivity.ts',
+    summary: 'Checks the no-activity alert rules: alerts for workflows that have not run for their hours',
+    access: {
+      tables: { entities: 'read', executions: 'readWrite' },
+      queues: { notifications: 'send' },
+    },
+    timeoutInSeconds: 120,
+    memoryInMb: 256,
+    trigger: { kind: 'every', minutes: 15 },
   },
   jobsDeadLetter: {
     id: 'jobsDeadLetter',

@@ -4,7 +4,7 @@
  * its `trigger` says: a Task of the machines, an SQS event source (with partial batch failures) on
  * a queue or its dead-letter queue, or an EventBridge rule on the end of an execution.
  */
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -114,6 +114,12 @@ export class ExecutionStack extends Stack {
         fn.addEventSource(
           new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
         );
+      } else if (trigger.kind === 'every') {
+        new events.Rule(this, `${pascal(worker.id)}Rule`, {
+          description: `${worker.id}: every ${trigger.minutes} minutes`,
+          schedule: events.Schedule.rate(Duration.minutes(trigger.minutes)),
+          targets: [new targets.LambdaFunction(fn, { retryAttempts: 2 })],
+        });
       } else {
         new events.Rule(this, `${pascal(worker.id)}Rule`, {
           description: `${worker.id}: executions of ${trigger.stateMachine} that ended outside their Finalize`,

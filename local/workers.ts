@@ -1,7 +1,7 @@
 /**
  * The workers of the route table's catalogue, started locally as AWS starts them: state machine
  * Tasks are bound to the in-process state machine, queue workers get a poller on their queue (or
- * its dead-letter queue), and `executionEnded` workers hear of async runs that ended outside their
+ * its dead-letter queue), `every` workers a timer, and `executionEnded` workers hear of async runs that ended outside their
  * Finalize. Each is called through its module's `handler`, as Lambda calls it.
  */
 import { resolve } from 'node:path';
@@ -76,9 +76,22 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
   });
 
   let pollers: QueuePoller[] = [];
+  let timers: NodeJS.Timeout[] = [];
   return {
     starter,
     async start() {
+      // What an EventBridge schedule does in AWS: call the worker on its clock.
+      timers = Object.values(workers as Record<string, WorkerDefinition>).flatMap((worker) => {
+        const { trigger } = worker;
+        if (trigger.kind !== 'every') return [];
+        const timer = setInterval(() => {
+          invoke(worker, { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }).catch(
+            (error) => console.error(`${worker.id} failed`, error),
+          );
+        }, trigger.minutes * 60_000);
+        timer.unref();
+        return [timer];
+      });
       pollers = Object.values(workers as Record<string, WorkerDefinition>).flatMap((worker) => {
         if (worker.trigger.kind !== 'queue') return [];
         const name = worker.trigger.deadLetter ? `${worker.trigger.queue}-dlq` : worker.trigger.queue;
@@ -95,6 +108,7 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
       await starter.resume();
     },
     async stop() {
+      for (const timer of timers) clearInterval(timer);
       await Promise.all(pollers.map((poller) => poller.stop()));
       await starter.close();
     },

@@ -7,6 +7,9 @@
  * | subscription | entities   | `WS#<workspaceId>`   | `NOTIF#<notificationId>`         |
  * | delivery     | executions | `NOTIF#<notificationId>` | `DLV#<createdAt>#<deliveryId>` |
  * | alert state  | executions | `NOTIF#<notificationId>` | `ALERT#<workflowId>`           |
+ * | no-activity index | entities | `ALERTS#no_activity` | `WS#<workspaceId>#NOTIF#<id>` |
+ *
+ * - The scheduled no-activity check reads one partition: the subscriptions with that rule (few).
  *
  * - A workspace's subscriptions (at most 10 per channel) are one Query, read by every dispatch.
  * - A delivery's id follows from its event and subscription, and its `createdAt` is the event's
@@ -45,6 +48,10 @@ const inlineBodyLimitInBytes = 64 * 1024;
 const deliveryRetentionInSeconds = 30 * 86_400;
 
 const notificationKey = (workspaceId: string, id: string) => ({ pk: `WS#${workspaceId}`, sk: `NOTIF#${id}` });
+const noActivityKey = (workspaceId: string, id: string) => ({
+  pk: 'ALERTS#no_activity',
+  sk: `WS#${workspaceId}#NOTIF#${id}`,
+});
 const deliveryKey = (key: DeliveryMessage) => ({
   pk: `NOTIF#${key.notificationId}`,
   sk: `DLV#${key.createdAt}#${key.deliveryId}`,
@@ -80,6 +87,26 @@ export class DynamoNotificationStore implements NotificationStore {
         Item: { ...plain(record), ...notificationKey(record.workspaceId, record.id) },
       }),
     );
+    const indexKey = noActivityKey(record.workspaceId, record.id);
+    if (record.alert?.rule === 'no_activity') {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.options.entitiesTable,
+          Item: { ...indexKey, workspaceId: record.workspaceId, notificationId: record.id },
+        }),
+      );
+    } else {
+      await this.client.send(new DeleteCommand({ TableName: this.options.entitiesTable, Key: indexKey }));
+    }
+  }
+
+  async listNoActivitySubscriptions(): Promise<Array<{ workspaceId: string; id: string }>> {
+    const items = await queryAll(this.client, {
+      TableName: this.options.entitiesTable,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'ALERTS#no_activity' },
+    });
+    return items.map((item) => ({ workspaceId: String(item.workspaceId), id: String(item.notificationId) }));
   }
 
   async getNotification(workspaceId: string, id: string): Promise<NotificationRecord | undefined> {
@@ -106,6 +133,9 @@ export class DynamoNotificationStore implements NotificationStore {
   }
 
   async deleteNotification(workspaceId: string, id: string): Promise<boolean> {
+    await this.client.send(
+      new DeleteCommand({ TableName: this.options.entitiesTable, Key: noActivityKey(workspaceId, id) }),
+    );
     const { Attributes: removed } = await this.client.send(
       new DeleteCommand({
         TableName: this.options.entitiesTable,

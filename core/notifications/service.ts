@@ -14,7 +14,7 @@ import type { HttpClient } from '../net/http';
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../net/errors';
 import { subscriptionMatches } from './matching';
 import { alertPayload, completionPayload, deliveryHeaders } from './payload';
-import { type AlertFiring, observeRun, withDefaults } from './alerts';
+import { type AlertFiring, checkNoActivity, observeRun, withDefaults } from './alerts';
 import { deliveryTimeoutInMs, isRetryable, isSuccess, maxDeliveryAttempts, retryDelayInMs } from './retry';
 import type { ExecutionLogStore } from '../runs/log';
 import {
@@ -407,11 +407,12 @@ function alertDelivery(
   workflowId: string,
   context: MessageContext,
   event?: CompletionEvent,
+  firedAt?: number,
 ): DeliveryRecord {
+  const timestamp = event?.timestamp ?? firedAt ?? Date.now();
   const id = event
     ? `alert_${event.id}`
-    : `alert_${subscription.id}_${workflowId}_${fired.rule}_${Math.floor(Date.now() / 60_000)}`;
-  const timestamp = event?.timestamp ?? Date.now();
+    : `alert_${subscription.id}_${workflowId}_${fired.rule}_${timestamp}`;
   const channel = subscription.chat && 'channel' in subscription.chat ? subscription.chat.channel : undefined;
   const messageContext = { ...context, ...(event ? { executionId: event.executionId } : {}) };
   const body =
@@ -441,6 +442,64 @@ function alertDelivery(
     history: [],
     createdAt: new Date(timestamp).toISOString(),
   };
+}
+
+export interface InactivityDeps extends Pick<DispatchDeps, 'notifications' | 'queue' | 'publicBaseUrl'> {
+  workflows: {
+    getWorkflow(id: string): Promise<{ name: string } | undefined>;
+    listWorkflows(workspaceId: string): Promise<Array<{ id: string; name: string }>>;
+  };
+  now: () => Date;
+}
+
+/**
+ * The scheduled `no_activity` check: for each such subscription and each workflow in its scope, an
+ * alert when nothing ran for its hours (counted from the last run, or from when the subscription
+ * was made). Answers how many alerts it queued.
+ */
+export async function checkInactivity(deps: InactivityDeps): Promise<number> {
+  const now = deps.now().getTime();
+  let fired = 0;
+  for (const { workspaceId, id } of await deps.notifications.listNoActivitySubscriptions()) {
+    const subscription = await deps.notifications.getNotification(workspaceId, id);
+    if (!subscription?.alert || !subscription.active) continue;
+    const workflows = subscription.allWorkflows
+      ? await deps.workflows.listWorkflows(workspaceId)
+      : (
+          await Promise.all(
+            subscription.workflowIds.map(async (workflowId) => {
+              const workflow = await deps.workflows.getWorkflow(workflowId);
+              return workflow ? { id: workflowId, name: workflow.name } : undefined;
+            }),
+          )
+        ).filter((workflow): workflow is { id: string; name: string } => workflow !== undefined);
+    for (const workflow of workflows) {
+      const stored = await deps.notifications.getAlertState(subscription.id, workflow.id);
+      const check = checkNoActivity(
+        stored?.state,
+        subscription.alert,
+        now,
+        Date.parse(subscription.createdAt),
+      );
+      if (!check.fired) continue;
+      const record: AlertStateRecord = { ...check.state, seenEventIds: stored?.state.seenEventIds ?? [] };
+      // Another check wrote first: it fired (or found activity); this one leaves it.
+      if (
+        !(await deps.notifications.putAlertState(subscription.id, workflow.id, record, stored?.version ?? 0))
+      )
+        continue;
+      const context: MessageContext = { workflowName: workflow.name, logUrl: '' };
+      const delivery = alertDelivery(subscription, check.fired, workflow.id, context, undefined, now);
+      await deps.notifications.createDelivery(delivery);
+      await deps.queue.enqueueDelivery({
+        notificationId: subscription.id,
+        deliveryId: delivery.id,
+        createdAt: delivery.createdAt,
+      });
+      fired += 1;
+    }
+  }
+  return fired;
 }
 
 /** `POST …/{notificationId}/test`: a sample event, delivered now like any other. */

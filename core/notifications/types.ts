@@ -120,6 +120,8 @@ export interface NotificationStore {
   putDelivery(delivery: DeliveryRecord): Promise<void>;
   /** Newest first. */
   listDeliveries(notificationId: string, limit: number): Promise<DeliveryRecord[]>;
+  /** Subscriptions with a `no_activity` rule, in every workspace: what the scheduled check reads. */
+  listNoActivitySubscriptions(): Promise<Array<{ workspaceId: string; id: string }>>;
   /** The alert state of a subscription for one workflow, with the version to write it back at. */
   getAlertState(
     notificationId: string,

@@ -12,7 +12,7 @@ import { createSmtpEmailSender } from '../../adapters/email/smtp-sender';
 import type { HttpClient } from '../../core/net/http';
 import type { ChatSender, EmailSender } from '../../core/notifications/types';
 import { workflowDeps } from './workflows';
-import type { NotificationDeps } from '../../core/notifications/service';
+import type { InactivityDeps, NotificationDeps } from '../../core/notifications/service';
 import { environmentCipher } from './environment';
 import { identityDeps } from './identity';
 import { blobStore } from './storage';
@@ -58,4 +58,18 @@ function emailSender(): EmailSender {
   const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
   if (outbox) return createOutboxEmailSender({ outboxDir: outbox, from });
   return createSesEmailSender({ from });
+}
+
+export function inactivityDeps(): InactivityDeps {
+  const workflows = workflowDeps().workflows;
+  return {
+    notifications: DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
+    queue: SqsNotificationQueue.fromEnv(),
+    publicBaseUrl: process.env.PUBLIC_BASE_URL,
+    workflows: {
+      getWorkflow: (id) => workflows.getWorkflow(id),
+      listWorkflows: (workspaceId) => workflows.listWorkflows(workspaceId),
+    },
+    now: () => new Date(),
+  };
 }

@@ -312,6 +312,45 @@ async function untilAsync<T>(read: () => Promise<T | undefined>, timeoutInMs = 1
   }
 }
 
+describe('alert rules', () => {
+  it('send workflow.alert when consecutive failures reach the threshold, and nothing before', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('alerting');
+    const secret = 'whsec_alert-secret';
+    await subscribe(tenant, '/alerts', {
+      levelFilter: ['error'],
+      triggerFilter: ['api'],
+      alert: { rule: 'consecutive_failures', threshold: 2 },
+      webhook: { url: `${receiverUrl}/alerts`, secret },
+    });
+    const workflowId = await deployedWorkflow(
+      tenant,
+      threeBlockGraph({ code: 'throw new Error("broken");' }),
+    );
+
+    // Act
+    await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const afterOne = received.filter((entry) => entry.path === '/alerts').length;
+    const second = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const alert = await until(() => received.find((entry) => entry.path === '/alerts'));
+
+    // Assess
+    expect(afterOne).toBe(0);
+    expect(alert.headers['svc-event']).toBe('workflow.alert');
+    expect(independentlyVerified(secret, alert.headers, alert.body, Date.now())).toBe(true);
+    expect(JSON.parse(alert.body)).toMatchObject({
+      type: 'workflow.alert',
+      data: {
+        workflowId,
+        workflowName: 'Flow',
+        alert: { rule: 'consecutive_failures', threshold: 2, observed: 2 },
+        execution: { executionId: second.body.metadata.executionId, status: 'error' },
+      },
+    });
+  });
+});
+
 describe('e-mail and chat notifications', () => {
   it('write an RFC 822 e-mail with the facts of a failed run to the local outbox', async () => {
     // Prepare

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { SecretCipher } from '../../../core/environment/types';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/net/http';
 import { OutboundRequestFailedError } from '../../../core/net/errors';
-import { attemptDelivery, deliveryIdOf, dispatchEvent } from '../../../core/notifications/service';
+import {
+  attemptDelivery,
+  checkInactivity,
+  deliveryIdOf,
+  dispatchEvent,
+} from '../../../core/notifications/service';
 import type {
   AlertStateRecord,
   CompletionEvent,
@@ -40,6 +45,11 @@ class MemoryNotifications implements NotificationStore {
   }
   async listDeliveries() {
     return [...this.deliveries.values()];
+  }
+  async listNoActivitySubscriptions() {
+    return this.subscriptions
+      .filter((record) => record.alert?.rule === 'no_activity')
+      .map((record) => ({ workspaceId: record.workspaceId, id: record.id }));
   }
   readonly alerts = new Map<string, { state: AlertStateRecord; version: number }>();
   async getAlertState(notificationId: string, workflowId: string) {
@@ -247,5 +257,93 @@ describe('attemptDelivery', () => {
     // Assess
     expect(duplicate).toEqual({ kind: 'done' });
     expect(run.sent).toHaveLength(1);
+  });
+});
+
+describe('alert subscriptions', () => {
+  it('send nothing for runs below the threshold, then one workflow.alert at it, with the run', async () => {
+    // Prepare
+    const store = new MemoryNotifications();
+    await store.putNotification(
+      subscription({ alert: { rule: 'consecutive_failures', threshold: 2 }, levelFilter: ['error'] }),
+    );
+    const queued: DeliveryMessage[] = [];
+    const deps = {
+      notifications: store,
+      queue: {
+        publishEvent: async () => {},
+        enqueueDelivery: async (m: DeliveryMessage) => void queued.push(m),
+      },
+      logs: { getLogEntry: async () => undefined },
+      workflows: { getWorkflow: async () => ({ name: 'Nightly import' }) },
+    };
+    const failure = (n: number): CompletionEvent => ({
+      ...event,
+      id: `evt_${n}`,
+      executionId: `exe_${n}`,
+      timestamp: event.timestamp + n,
+    });
+
+    // Act
+    await dispatchEvent(deps, failure(1));
+    const afterOne = queued.length;
+    await dispatchEvent(deps, failure(2));
+    await dispatchEvent(deps, failure(2));
+
+    // Assess
+    expect(afterOne).toBe(0);
+    expect(store.deliveries.size).toBe(1);
+    const [delivery] = [...store.deliveries.values()];
+    expect(delivery?.eventType).toBe('workflow.alert');
+    expect(JSON.parse(delivery?.body ?? '{}')).toMatchObject({
+      type: 'workflow.alert',
+      data: {
+        workflowId: 'wf_1',
+        workflowName: 'Nightly import',
+        alert: { rule: 'consecutive_failures', threshold: 2, observed: 2, message: '2 runs failed in a row' },
+        execution: { executionId: 'exe_2', status: 'error' },
+      },
+    });
+  });
+
+  it('no_activity: the scheduled check alerts once the hours have passed, and once per cooldown', async () => {
+    // Prepare
+    const store = new MemoryNotifications();
+    await store.putNotification(
+      subscription({
+        alert: { rule: 'no_activity', threshold: 2 },
+        allWorkflows: false,
+        workflowIds: ['wf_1'],
+        createdAt: '2026-01-01T00:00:00.000Z',
+      }),
+    );
+    const queued: DeliveryMessage[] = [];
+    let now = Date.parse('2026-01-01T01:59:00.000Z');
+    const deps = {
+      notifications: store,
+      queue: {
+        publishEvent: async () => {},
+        enqueueDelivery: async (m: DeliveryMessage) => void queued.push(m),
+      },
+      workflows: { getWorkflow: async () => ({ name: 'Quiet' }), listWorkflows: async () => [] },
+      now: () => new Date(now),
+    };
+
+    // Act
+    const early = await checkInactivity(deps);
+    now = Date.parse('2026-01-01T02:00:00.000Z');
+    const due = await checkInactivity(deps);
+    now = Date.parse('2026-01-01T02:15:00.000Z');
+    const cooling = await checkInactivity(deps);
+
+    // Assess
+    expect([early, due, cooling]).toEqual([0, 1, 0]);
+    const [delivery] = [...store.deliveries.values()];
+    expect(JSON.parse(delivery?.body ?? '{}').data).toMatchObject({
+      workflowId: 'wf_1',
+      workflowName: 'Quiet',
+      alert: { rule: 'no_activity', threshold: 2, observed: 2 },
+    });
+    expect(queued).toHaveLength(1);
   });
 });
