@@ -854,7 +854,8 @@ export const workers = {
     entry: 'functions/notifications/worker.ts',
     summary: 'Dispatches completion events to matching subscriptions and makes webhook delivery attempts',
     access: {
-      tables: { entities: 'read', executions: 'readWrite' },
+      // Limits: the rate limits and usage that includeRateLimits and includeUsageData add.
+      tables: { entities: 'read', executions: 'readWrite', limits: 'read' },
       buckets: { files: 'readWrite' },
       // Consumes events and deliveries, queues the deliveries of an event, delays retries.
       queues: { notifications: 'sendAndConsume' },

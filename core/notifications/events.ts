@@ -2,7 +2,11 @@
 import type { ExecutionLogEntry } from '../runs/log';
 import type { CompletionEvent } from './types';
 
-export function completionEventOf(entry: ExecutionLogEntry, timestampInMs: number): CompletionEvent {
+export function completionEventOf(
+  entry: ExecutionLogEntry,
+  timestampInMs: number,
+  userId?: string,
+): CompletionEvent {
   return {
     id: `evt_${entry.executionId}`,
     type: 'workflow.execution.completed',
@@ -11,6 +15,7 @@ export function completionEventOf(entry: ExecutionLogEntry, timestampInMs: numbe
     workflowId: entry.workflowId,
     executionId: entry.executionId,
     logId: entry.id,
+    ...(userId ? { userId } : {}),
     level: entry.level,
     trigger: entry.trigger,
     startedAt: entry.startedAt,

@@ -323,6 +323,8 @@ export interface DispatchDeps extends Pick<NotificationDeps, 'notifications' | '
   workflows?: { getWorkflow(id: string): Promise<{ name: string } | undefined> };
   /** `PUBLIC_BASE_URL`: makes the log link of e-mail and chat messages absolute. */
   publicBaseUrl?: string;
+  /** The limits block of a user now, for `includeRateLimits` and `includeUsageData`. */
+  limitsOf?: (userId: string) => Promise<{ workflowExecutionRateLimit: unknown; usage: unknown } | undefined>;
 }
 
 export async function dispatchEvent(deps: DispatchDeps, event: CompletionEvent): Promise<number> {
@@ -334,9 +336,16 @@ export async function dispatchEvent(deps: DispatchDeps, event: CompletionEvent):
     (subscription) => subscription.includeFinalOutput || subscription.includeTraceSpans,
   );
   const entry = needsData ? await deps.logs.getLogEntry(event.logId) : undefined;
-  const extras: EventExtras = entry
-    ? { finalOutput: entry.executionData.finalOutput, traceSpans: entry.executionData.traceSpans }
-    : {};
+  const needsLimits = subscriptions.some(
+    (subscription) => subscription.includeRateLimits || subscription.includeUsageData,
+  );
+  const limits = needsLimits && event.userId ? await deps.limitsOf?.(event.userId) : undefined;
+  const extras: EventExtras = {
+    ...(entry
+      ? { finalOutput: entry.executionData.finalOutput, traceSpans: entry.executionData.traceSpans }
+      : {}),
+    ...(limits ? { rateLimits: limits.workflowExecutionRateLimit, usage: limits.usage } : {}),
+  };
   const needsName = subscriptions.some(
     (subscription) => subscription.channel !== 'webhook' || subscription.alert,
   );

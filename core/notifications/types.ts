@@ -61,6 +61,8 @@ export interface CompletionEvent {
   workflowId: string;
   executionId: string;
   logId: string;
+  /** Who started the run: whose rate limits and usage `includeRateLimits` and `includeUsageData` show. */
+  userId?: string;
   level: 'info' | 'error';
   trigger: Trigger;
   startedAt: string;

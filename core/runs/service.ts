@@ -307,7 +307,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
   await deps.logs.putLogEntry(entry);
   await recordRunCost(deps.usage, state, entry.cost.total);
   // A redelivered Finalize publishes the same event again; its deliveries are recorded once.
-  await deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime()));
+  await deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime(), state.userId));
   // After the log entry, so a job read as finished always has its output to show.
   if (state.mode === 'async') {
     await settleJob(deps, state, {

@@ -12,6 +12,8 @@ import { createSmtpEmailSender } from '../../adapters/email/smtp-sender';
 import type { HttpClient } from '../../core/net/http';
 import type { ChatSender, EmailSender } from '../../core/notifications/types';
 import { workflowDeps } from './workflows';
+import { limitOwnerOf, limitsBlock } from '../../core/limits/service';
+import { limitsDeps } from './limits';
 import type { InactivityDeps, NotificationDeps } from '../../core/notifications/service';
 import { environmentCipher } from './environment';
 import { identityDeps } from './identity';
@@ -35,6 +37,12 @@ export function notificationWorkerDeps() {
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
     workflows: { getWorkflow: (id: string) => workflowDeps().workflows.getWorkflow(id) },
     publicBaseUrl: process.env.PUBLIC_BASE_URL,
+    limitsOf: async (userId: string) => {
+      const user = await identityDeps().store.getUser(userId);
+      if (!user) return undefined;
+      const deps = limitsDeps();
+      return limitsBlock(deps, await limitOwnerOf(deps, user));
+    },
     cipher: environmentCipher,
     queue: SqsNotificationQueue.fromEnv(),
     http,

@@ -198,7 +198,12 @@ describe('webhook notifications', () => {
     const tenant = await service.get().newTenant('filtered');
     await subscribe(tenant, '/errors-only', { levelFilter: ['error'] });
     await subscribe(tenant, '/manual-only', { triggerFilter: ['manual'] });
-    await subscribe(tenant, '/with-output', { includeFinalOutput: true, includeTraceSpans: true });
+    await subscribe(tenant, '/with-output', {
+      includeFinalOutput: true,
+      includeTraceSpans: true,
+      includeRateLimits: true,
+      includeUsageData: true,
+    });
     const workflowId = await deployedWorkflow(tenant);
 
     // Act
@@ -214,6 +219,9 @@ describe('webhook notifications', () => {
     const data = JSON.parse(withOutput.body).data;
     expect(data.finalOutput).toEqual({ shouted: 'ADA' });
     expect(data.traceSpans[0].type).toBe('workflow');
+    expect(data.rateLimits.sync).toMatchObject({ requestsPerMinute: 60_000, maxBurst: 60_000, remaining: expect.any(Number) });
+    expect(data.rateLimits.async).toMatchObject({ requestsPerMinute: expect.any(Number) });
+    expect(data.usage).toMatchObject({ plan: 'free', limit: expect.any(Number), isExceeded: false });
     expect(
       received.filter((entry) => entry.path === '/errors-only' || entry.path === '/manual-only'),
     ).toEqual([]);
