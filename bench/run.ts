@@ -3,7 +3,8 @@
  * local HTTP server, beside a bare node:http server answering JSON measured in the same run, plus
  * asynchronous throughput of the same workflow (bench/async.ts), the size of every Lambda bundle,
  * the engine's own overhead per block (bench/engine.ts), and log queries at 10,000 and 100,000
- * entries (bench/logs.ts), and ingesting and parsing a 5 MB PDF and a 10 MB CSV (bench/files.ts).
+ * entries (bench/logs.ts), ingesting and parsing a 5 MB PDF and a 10 MB CSV (bench/files.ts), and
+ * webhook deliveries per second and the delay from a run's end to its delivery (bench/notifications.ts).
  * Writes bench/results/latest.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -18,6 +19,7 @@ import { type LoadResult, runLoad, type Target } from './load';
 import { benchFiles, printFilesBench } from './files';
 import { benchLimits, printLimitsBench } from './limits';
 import { benchLogs, printLogsBench } from './logs';
+import { benchNotifications, printNotificationsBench } from './notifications';
 import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
 import { measureFirstByte } from './stream';
@@ -75,6 +77,8 @@ const logs = await benchLogs();
 printLogsBench(logs);
 const files = await benchFiles();
 printFilesBench(files);
+const notifications = await benchNotifications();
+printNotificationsBench(notifications);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
@@ -147,6 +151,7 @@ try {
     limits,
     logs,
     files,
+    notifications,
     syncExecution: { workflow: 'start → function → response', baseline, service, sixteenUsers: spread },
     streamedExecution: {
       workflow: 'start → function → response',

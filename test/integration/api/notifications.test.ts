@@ -219,7 +219,11 @@ describe('webhook notifications', () => {
     const data = JSON.parse(withOutput.body).data;
     expect(data.finalOutput).toEqual({ shouted: 'ADA' });
     expect(data.traceSpans[0].type).toBe('workflow');
-    expect(data.rateLimits.sync).toMatchObject({ requestsPerMinute: 60_000, maxBurst: 60_000, remaining: expect.any(Number) });
+    expect(data.rateLimits.sync).toMatchObject({
+      requestsPerMinute: 60_000,
+      maxBurst: 60_000,
+      remaining: expect.any(Number),
+    });
     expect(data.rateLimits.async).toMatchObject({ requestsPerMinute: expect.any(Number) });
     expect(data.usage).toMatchObject({ plan: 'free', limit: expect.any(Number), isExceeded: false });
     expect(
