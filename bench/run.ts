@@ -4,7 +4,8 @@
  * asynchronous throughput of the same workflow (bench/async.ts), the size of every Lambda bundle,
  * the engine's own overhead per block (bench/engine.ts), and log queries at 10,000 and 100,000
  * entries (bench/logs.ts), ingesting and parsing a 5 MB PDF and a 10 MB CSV (bench/files.ts), and
- * webhook deliveries per second and the delay from a run's end to its delivery (bench/notifications.ts).
+ * webhook deliveries per second and the delay from a run's end to its delivery (bench/notifications.ts),
+ * and form pages, configs and submissions (bench/forms.ts).
  * Writes bench/results/latest.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -17,6 +18,7 @@ import { runAsyncLoad } from './async';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 import { benchFiles, printFilesBench } from './files';
+import { benchForms, printFormsBench } from './forms';
 import { benchLimits, printLimitsBench } from './limits';
 import { benchLogs, printLogsBench } from './logs';
 import { benchNotifications, printNotificationsBench } from './notifications';
@@ -79,6 +81,8 @@ const files = await benchFiles();
 printFilesBench(files);
 const notifications = await benchNotifications();
 printNotificationsBench(notifications);
+const forms = await benchForms();
+printFormsBench(forms);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
 const baselineServer = await startServer(['baseline']);
@@ -152,6 +156,7 @@ try {
     logs,
     files,
     notifications,
+    forms,
     syncExecution: { workflow: 'start → function → response', baseline, service, sixteenUsers: spread },
     streamedExecution: {
       workflow: 'start → function → response',

@@ -47,6 +47,20 @@ export class UnauthorizedError extends ServiceError {
   }
 }
 
+/** A form's password missing or wrong. */
+export class InvalidPasswordError extends ServiceError {
+  constructor(message = 'The password is not correct', options?: ServiceErrorOptions) {
+    super(message, 401, 'INVALID_PASSWORD', options);
+  }
+}
+
+/** A form's submitter whose e-mail address its list does not admit. */
+export class EmailNotAllowedError extends ServiceError {
+  constructor(message = 'This e-mail address may not submit this form', options?: ServiceErrorOptions) {
+    super(message, 403, 'EMAIL_NOT_ALLOWED', options);
+  }
+}
+
 export class ForbiddenError extends ServiceError {
   constructor(message = 'You do not have permission to do this', options?: ServiceErrorOptions) {
     super(message, 403, 'FORBIDDEN', options);

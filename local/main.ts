@@ -19,6 +19,7 @@ const lines = [
   `Admin key (x-admin-key): ${service.adminKey}`,
   `Demo API key (x-api-key): ${demo.apiKey}`,
   `Demo workspace: ${demo.workspaceId}`,
+  `Demo form (open it in a browser): ${demo.formUrl}`,
   `Key of stored secrets: ${process.env.ENVIRONMENT_KEY_FILE} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
   process.env.SMTP_URL
     ? 'Notification e-mail goes through SMTP_URL'

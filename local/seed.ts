@@ -20,7 +20,20 @@ export interface DemoData {
   /** The demo key is local-only and kept in the data dir so it can be printed at every start. */
   apiKey: string;
   workflows: DemoWorkflow[];
+  /** The page of the contact form (absent in data dirs seeded before forms existed, until the next start). */
+  formUrl?: string;
 }
+
+/** The demo's public form: the "Contact form" workflow as a page anyone may submit. */
+export const demoForm = {
+  workflowName: 'Contact form',
+  identifier: 'contact',
+  title: 'Contact us',
+  description: 'Send us a message and we will count its words.',
+  fields: { email: { label: 'Your e-mail' }, message: { label: 'Message' } },
+  authType: 'public',
+  thankYouMessage: 'Thanks! We have your message.',
+} as const;
 
 export const exampleWorkflows: Array<{
   name: string;
@@ -86,10 +99,18 @@ export const exampleWorkflows: Array<{
   },
 ];
 
-async function call<T>(baseUrl: string, adminKey: string, path: string, body: unknown): Promise<T> {
+async function call<T>(
+  baseUrl: string,
+  key: { admin: string } | { api: string },
+  path: string,
+  body: unknown,
+): Promise<T> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-admin-key': adminKey },
+    headers: {
+      'content-type': 'application/json',
+      ...('admin' in key ? { 'x-admin-key': key.admin } : { 'x-api-key': key.api }),
+    },
     body: JSON.stringify(body),
   });
   const text = await response.text();
@@ -97,25 +118,43 @@ async function call<T>(baseUrl: string, adminKey: string, path: string, body: un
   return (JSON.parse(text) as { data: T }).data;
 }
 
-/** Seeds once; later starts read the saved demo data. */
+async function createDemoForm(baseUrl: string, demo: DemoData): Promise<string> {
+  const { workflowName, ...settings } = demoForm;
+  const workflow = demo.workflows.find((candidate) => candidate.name === workflowName);
+  if (!workflow) throw new Error(`Seeding failed: no "${workflowName}" workflow for the demo form`);
+  const form = await call<{ identifier: string }>(baseUrl, { api: demo.apiKey }, '/api/forms', {
+    workflowId: workflow.id,
+    ...settings,
+  });
+  return `${baseUrl}/form/${form.identifier}`;
+}
+
+/** Seeds once; later starts read the saved demo data (and add the form to data seeded before forms). */
 export async function ensureDemoData(dataDir: string, baseUrl: string, adminKey: string): Promise<DemoData> {
   const file = join(dataDir, 'demo.json');
-  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as DemoData;
-  const user = await call<{ id: string }>(baseUrl, adminKey, '/api/v1/admin/users', {
+  if (existsSync(file)) {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as DemoData;
+    if (saved.formUrl) return { ...saved, formUrl: `${baseUrl}/form/${demoForm.identifier}` };
+    const withForm = { ...saved, formUrl: await createDemoForm(baseUrl, saved) };
+    await writeFile(file, JSON.stringify(withForm, null, 2), { mode: 0o600 });
+    return withForm;
+  }
+  const admin = { admin: adminKey };
+  const user = await call<{ id: string }>(baseUrl, admin, '/api/v1/admin/users', {
     email: 'demo@example.com',
     name: 'Demo User',
     plan: 'pro',
   });
-  const { key } = await call<{ key: string }>(baseUrl, adminKey, `/api/v1/admin/users/${user.id}/api-keys`, {
+  const { key } = await call<{ key: string }>(baseUrl, admin, `/api/v1/admin/users/${user.id}/api-keys`, {
     name: 'Demo key',
   });
-  const workspace = await call<{ id: string }>(baseUrl, adminKey, '/api/v1/admin/workspaces', {
+  const workspace = await call<{ id: string }>(baseUrl, admin, '/api/v1/admin/workspaces', {
     name: 'Demo',
     ownerId: user.id,
   });
   const workflows: DemoWorkflow[] = [];
   for (const example of exampleWorkflows) {
-    const workflow = await call<{ id: string }>(baseUrl, adminKey, '/api/v1/admin/workflows/import', {
+    const workflow = await call<{ id: string }>(baseUrl, admin, '/api/v1/admin/workflows/import', {
       workspaceId: workspace.id,
       name: example.name,
       description: example.description,
@@ -124,7 +163,8 @@ export async function ensureDemoData(dataDir: string, baseUrl: string, adminKey:
     });
     workflows.push({ id: workflow.id, name: example.name, sampleInput: example.sampleInput });
   }
-  const demo: DemoData = { userId: user.id, workspaceId: workspace.id, apiKey: key, workflows };
+  const seeded: DemoData = { userId: user.id, workspaceId: workspace.id, apiKey: key, workflows };
+  const demo = { ...seeded, formUrl: await createDemoForm(baseUrl, seeded) };
   await writeFile(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
 }

@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type RouteDefinition, routes } from '../catalog/routes';
 import type { ResponseSink } from '../functions/http/streaming-route';
+import { type FormPages, startFormPages } from './form-pages';
 
 type Handler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   /** Streaming routes (functions/http/streaming-route.ts): write the answer to a sink as it comes. */
@@ -247,12 +248,15 @@ export async function startLocalServer(options: {
   root: string;
 }): Promise<LocalServer> {
   const compiled = await loadRoutes(options.root);
+  const formPages: FormPages = await startFormPages();
   const server = createServer(async (request, response) => {
     try {
       const url = URL.canParse(request.url ?? '/', 'http://localhost')
         ? new URL(request.url ?? '/', 'http://localhost')
         : undefined;
       if (!url) return sendJson(response, 400, { error: 'Malformed request URL', code: 'VALIDATION_ERROR' });
+      // The form pages' static site: CloudFront serves it in AWS, beside the API.
+      if (await formPages.serve(request.method ?? 'GET', url.pathname, response)) return;
       const found = findRoute(compiled, request.method ?? 'GET', url.pathname);
       // An unknown method on a known path is a 404 too, as API Gateway answers it (lib/api-stack.ts).
       if (!found) {
@@ -297,7 +301,7 @@ export async function startLocalServer(options: {
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
-        server.close(() => done());
+        server.close(() => void formPages.close().then(done, done));
       }),
   };
 }

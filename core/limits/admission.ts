@@ -71,12 +71,15 @@ async function settle(
   return { owner, admission: { ...admission, charged: undefined }, refusal: overLimit };
 }
 
+const bucketWords: Partial<Record<Admission['bucket'], string>> = {
+  authFailures: 'failed authentications from this address',
+  formSources: 'form submissions from this address',
+  formSubmissions: 'submissions of this form',
+};
+
 export function rateLimitError(admission: Admission): RateLimitExceededError {
   const retryAfterInSeconds = admission.state.retryAfterInSeconds ?? 1;
-  const what =
-    admission.bucket === 'authFailures'
-      ? 'failed authentications from this address'
-      : `the ${admission.bucket} bucket`;
+  const what = bucketWords[admission.bucket] ?? `the ${admission.bucket} bucket`;
   return new RateLimitExceededError(
     retryAfterInSeconds,
     `Rate limit exceeded: no tokens left in ${what}; retry after ${retryAfterInSeconds} s`,

@@ -21,6 +21,10 @@ export interface LimitsConfig {
   usageLimitsUsd: Record<Plan, number>;
   /** Failed authentications a source address may make. */
   authFailures: BucketRate;
+  /** Submissions one form takes, from everyone together. */
+  formSubmissions: BucketRate;
+  /** Form submissions one source address may make, to all forms together. */
+  formSources: BucketRate;
 }
 
 const perMinute = (requestsPerMinute: number, maxBurst = requestsPerMinute * 2): BucketRate => ({
@@ -43,6 +47,12 @@ export const defaultUsageLimitsUsd: Record<Plan, number> = {
 };
 
 export const defaultAuthFailureRate: BucketRate = perMinute(10, 20);
+export const defaultFormSubmissionRate: BucketRate = perMinute(120);
+export const defaultFormSourceRate: BucketRate = perMinute(10, 20);
+
+/** Rates that are not a plan's: keyed by their own name in `RATE_LIMITS_JSON`. */
+const sharedRateNames = ['authFailures', 'formSubmissions', 'formSources'] as const;
+type SharedRateName = (typeof sharedRateNames)[number];
 
 /** The defaults with the overrides of `RATE_LIMITS_JSON` applied; a malformed override is an error. */
 export function planLimitsFrom(json: string | undefined): Record<Plan, PlanLimits> {
@@ -58,10 +68,14 @@ export function limitsConfigFrom(env: {
 
 function rateLimitsFrom(json: string | undefined): Omit<LimitsConfig, 'usageLimitsUsd'> {
   const limits = structuredClone(defaultPlanLimits);
-  let authFailures = defaultAuthFailureRate;
+  const shared: Record<SharedRateName, BucketRate> = {
+    authFailures: defaultAuthFailureRate,
+    formSubmissions: defaultFormSubmissionRate,
+    formSources: defaultFormSourceRate,
+  };
   for (const [name, kinds] of Object.entries(parseObject('RATE_LIMITS_JSON', json))) {
-    if (name === 'authFailures') {
-      authFailures = rateFrom(kinds, name);
+    if ((sharedRateNames as readonly string[]).includes(name)) {
+      shared[name as SharedRateName] = rateFrom(kinds, name);
       continue;
     }
     if (!(name in limits)) throw new Error(`RATE_LIMITS_JSON: unknown plan "${name}"`);
@@ -71,7 +85,7 @@ function rateLimitsFrom(json: string | undefined): Omit<LimitsConfig, 'usageLimi
       limits[name as Plan][kind as BucketKind] = rateFrom(rate, `${name}.${kind}`);
     }
   }
-  return { plans: limits, authFailures };
+  return { plans: limits, ...shared };
 }
 
 function usageLimitsFrom(json: string | undefined): Record<Plan, number> {

@@ -91,6 +91,20 @@ export async function takeAuthFailure(deps: LimitsDeps, sourceAddress: string): 
   return take(deps, `source#${sourceAddress}`, 'authFailures', deps.config.authFailures, 0);
 }
 
+/**
+ * Takes a form submission's tokens: one from the source address, then one from the form. A refused
+ * take is answered (the first refusal), not thrown.
+ */
+export async function takeFormSubmission(
+  deps: LimitsDeps,
+  formId: string,
+  sourceAddress: string,
+): Promise<Admission> {
+  const bySource = await take(deps, `formSource#${sourceAddress}`, 'formSources', deps.config.formSources, 0);
+  if (!bySource.admitted) return bySource;
+  return take(deps, `form#${formId}`, 'formSubmissions', deps.config.formSubmissions, 0);
+}
+
 async function take(
   deps: LimitsDeps,
   ownerKey: string,

@@ -9,8 +9,11 @@ import type { BucketRate } from './token-bucket';
 /** `api`: every x-api-key request that is not an execution; `sync`/`async`: executions. */
 export const bucketKinds = ['api', 'sync', 'async'] as const;
 export type BucketKind = (typeof bucketKinds)[number];
-/** Failed authentication, counted per source address. */
-export type BucketName = BucketKind | 'authFailures';
+/**
+ * Failed authentication, counted per source address; form submissions, counted per form and per
+ * source address.
+ */
+export type BucketName = BucketKind | 'authFailures' | 'formSubmissions' | 'formSources';
 
 /**
  * Where a bucket of a given rate is kept: a plan change moves an owner to other rates, and with

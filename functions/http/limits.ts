@@ -18,7 +18,13 @@ import {
   type RequestBucket,
   rateLimitError,
 } from '../../core/limits/admission';
-import { type Admission, limitOwnerOf, refundCharge, takeAuthFailure } from '../../core/limits/service';
+import {
+  type Admission,
+  limitOwnerOf,
+  refundCharge,
+  takeAuthFailure,
+  takeFormSubmission,
+} from '../../core/limits/service';
 import type { LimitOwner } from '../../core/limits/types';
 import { identityDeps } from '../wiring/identity';
 import { baseChargePerRunInUsd, limitsConfig, limitsDeps } from '../wiring/limits';
@@ -27,6 +33,8 @@ import { baseChargePerRunInUsd, limitsConfig, limitsDeps } from '../wiring/limit
 export class RequestLimits {
   owner?: LimitOwner;
   admission?: Admission;
+  /** The bucket the answer's headers show, when it is not the one the run drew from. */
+  shownAdmission?: Admission;
   private runStarted = false;
 
   /** Called once the run is on its way: its base charge is kept whatever happens next. */
@@ -49,8 +57,9 @@ export class RequestLimits {
   }
 
   headers(): Record<string, string> {
-    if (!this.admission) return {};
-    const { state } = this.admission;
+    const shown = this.shownAdmission ?? this.admission;
+    if (!shown) return {};
+    const { state } = shown;
     return {
       'X-RateLimit-Limit': String(state.limit),
       'X-RateLimit-Remaining': String(state.remaining),
@@ -120,6 +129,26 @@ export async function admitWebhookCall(user: User, limits: RequestLimits): Promi
   record(limits, await admitOwner(deps, await limitOwnerOf(deps, user), 'async', baseChargePerRunInUsd()));
 }
 
+/**
+ * A form submission's tokens: its source address's, then its form's. The answer's X-RateLimit-*
+ * headers are the form's bucket, whatever the run draws from its creator later (strangers do not
+ * see the creator's limits).
+ */
+export async function admitFormSubmission(
+  formId: string,
+  event: APIGatewayProxyEvent,
+  limits: RequestLimits,
+): Promise<void> {
+  const admission = await takeFormSubmission(limitsDeps(), formId, sourceOf(event));
+  limits.shownAdmission = admission;
+  if (!admission.admitted) throw rateLimitError(admission);
+}
+
+/** The run of an admitted submission draws from the async bucket of the form's creator. */
+export async function admitFormRun(user: User, limits: RequestLimits): Promise<void> {
+  await admitWebhookCall(user, limits);
+}
+
 const blockedSources = new BlockedSources();
 
 function sourceOf(event: APIGatewayProxyEvent): string {
@@ -149,6 +178,7 @@ export async function countFailedAuthentication(
   const source = sourceOf(event);
   limits.admission = await takeAuthFailure(limitsDeps(), source);
   if (limits.admission.admitted) return error;
+  limits.shownAdmission = undefined;
   blockedSources.block(source, Date.parse(limits.admission.state.resetAt));
   return rateLimitError(limits.admission);
 }

@@ -12,4 +12,6 @@ export const unreachableRateLimitsJson = JSON.stringify({
   team: plan,
   enterprise: plan,
   authFailures: unreachable,
+  formSubmissions: unreachable,
+  formSources: unreachable,
 });

@@ -1,0 +1,109 @@
+/**
+ * Form submissions are rate limited per source address and per form, before any password is
+ * checked; the answers carry the form's bucket, never the creator's.
+ */
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { everyFieldGraph, formOf, workflowOf } from '../../support/forms';
+import { useLocalService } from '../../support/service';
+
+// Slow refills (one token every 10 s), so a burst used up stays used up for the length of a test.
+const slow = (maxBurst: number) => ({ requestsPerMinute: 6, maxBurst });
+const unreachable = { requestsPerMinute: 600_000, maxBurst: 100_000 };
+process.env.RATE_LIMITS_JSON = JSON.stringify({
+  free: { api: unreachable, sync: unreachable, async: unreachable },
+  authFailures: unreachable,
+  formSources: slow(3),
+  formSubmissions: slow(5),
+});
+
+const service = useLocalService();
+
+/** A submission from the given loopback address, which the service takes as the visitor's. */
+function submitFrom(
+  localAddress: string,
+  identifier: string,
+  body: unknown,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  const url = new URL(`/api/form/${identifier}`, service.get().url.replace('localhost', '127.0.0.1'));
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: text ? JSON.parse(text) : undefined,
+          });
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(JSON.stringify(body));
+  });
+}
+
+describe('form submission limits', () => {
+  it('refuses a source address past its burst with 429 and Retry-After, counting wrong passwords like submissions', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('limits');
+    const form = await formOf(tenant, await workflowOf(tenant, everyFieldGraph()), {
+      authType: 'password',
+      password: 'letmein',
+    });
+    const body = (password: string) => ({ formData: { name: 'Ada' }, password });
+
+    // Act
+    const wrong1 = await submitFrom('127.0.0.11', form.identifier, body('nope'));
+    const wrong2 = await submitFrom('127.0.0.11', form.identifier, body('nope'));
+    const right = await submitFrom('127.0.0.11', form.identifier, body('letmein'));
+    const refused = await submitFrom('127.0.0.11', form.identifier, body('letmein'));
+    const otherSource = await submitFrom('127.0.0.12', form.identifier, body('letmein'));
+
+    // Assess
+    expect([wrong1.status, wrong2.status, right.status]).toEqual([401, 401, 200]);
+    expect(right.headers['x-ratelimit-limit']).toBe('6');
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(refused.body.error).toContain('form submissions from this address');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect(otherSource.status).toBe(200);
+  });
+
+  it('refuses a form past its burst whatever the source address, and leaves other forms open', async () => {
+    const tenant = await service.get().newTenant('limits');
+    const workflowId = await workflowOf(tenant, everyFieldGraph());
+    const busy = await formOf(tenant, workflowId);
+    const quiet = await formOf(tenant, workflowId);
+    const body = { formData: { name: 'Ada' } };
+
+    const answers = [];
+    for (const address of ['127.0.0.21', '127.0.0.22', '127.0.0.23', '127.0.0.24', '127.0.0.25']) {
+      answers.push(await submitFrom(address, busy.identifier, body));
+    }
+    const sixth = await submitFrom('127.0.0.26', busy.identifier, body);
+    const other = await submitFrom('127.0.0.26', quiet.identifier, body);
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(sixth.status).toBe(429);
+    expect(sixth.body.error).toContain('submissions of this form');
+    expect(other.status).toBe(200);
+  });
+
+  it('does not show strangers the limits of the form creator', async () => {
+    const tenant = await service.get().newTenant('limits');
+    const form = await formOf(tenant, await workflowOf(tenant, everyFieldGraph()));
+
+    const answer = await submitFrom('127.0.0.31', form.identifier, { formData: { name: 'Ada' } });
+
+    expect(answer.status).toBe(200);
+    // The form's per-source bucket (6 a minute), not the creator's async bucket (600,000).
+    expect(answer.headers['x-ratelimit-limit']).toBe('6');
+  });
+});
