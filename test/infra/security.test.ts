@@ -102,7 +102,8 @@ describe('least privilege', () => {
   });
 
   it('routes that neither authenticate nor draw tokens cannot touch the limits table', () => {
-    for (const id of ['getHealth', 'getOpenApi', 'getFormConfig']) expect(tablesWrittenBy(id), id).toEqual([]);
+    for (const id of ['getHealth', 'getOpenApi', 'getFormConfig'])
+      expect(tablesWrittenBy(id), id).toEqual([]);
   });
 
   it('the execute route can StartSyncExecution on the Express machine only', () => {
