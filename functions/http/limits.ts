@@ -27,6 +27,7 @@ import {
 } from '../../core/limits/service';
 import type { LimitOwner } from '../../core/limits/types';
 import { identityDeps } from '../wiring/identity';
+import { sourceAddressOf } from './source-address';
 import { baseChargePerRunInUsd, limitsConfig, limitsDeps } from '../wiring/limits';
 
 /** What one request drew, kept so that whatever it is answered carries the bucket's headers. */
@@ -151,9 +152,7 @@ export async function admitFormRun(user: User, limits: RequestLimits): Promise<v
 
 const blockedSources = new BlockedSources();
 
-function sourceOf(event: APIGatewayProxyEvent): string {
-  return event.requestContext?.identity?.sourceIp || 'unknown';
-}
+const sourceOf = (event: APIGatewayProxyEvent) => sourceAddressOf(event);
 
 /** A source address out of failed authentications is refused before anything else is done. */
 export function refuseBlockedSource(event: APIGatewayProxyEvent, limits: RequestLimits): void {
