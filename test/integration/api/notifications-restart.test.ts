@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalService } from '../../../local/service';
 import { makeClient } from '../../support/service';
+import { until } from '../../support/wait';
 
 let receiver: Server;
 let receiverUrl: string;
@@ -44,16 +45,6 @@ afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
   await rm(dataDir, { recursive: true, force: true });
 });
-
-async function until<T>(read: () => T | undefined, timeoutInMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutInMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('a delivery across a restart', () => {
   it('is attempted again by the next process, with the same delivery id and body', async () => {

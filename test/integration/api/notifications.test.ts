@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../../core/webhooks/signature';
 import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+import { until } from '../../support/wait';
 
 process.env.RATE_LIMITS_JSON = JSON.stringify({
   free: {
@@ -64,16 +65,6 @@ afterAll(async () => {
 });
 
 const service = useLocalService();
-
-async function until<T>(read: () => T | undefined, timeoutInMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutInMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** A receiver written from the interface alone: HMAC-SHA256 over `<t>.<body>`, constant time, 5 minutes. */
 function independentlyVerified(
@@ -314,16 +305,6 @@ function decodeQuotedPrintable(text: string): string {
     .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
-async function untilAsync<T>(read: () => Promise<T | undefined>, timeoutInMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutInMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('alert rules', () => {
   it('send workflow.alert when consecutive failures reach the threshold, and nothing before', async () => {
     // Prepare
@@ -384,7 +365,7 @@ describe('e-mail and chat notifications', () => {
 
     // Act
     const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
-    const file = await untilAsync(async () => (await filesIn(outbox)).find((path) => !before.has(path)));
+    const file = await until(async () => (await filesIn(outbox)).find((path) => !before.has(path)));
     const raw = await readFile(file, 'utf8');
     const message = decodeQuotedPrintable(raw);
 
@@ -468,7 +449,7 @@ describe('e-mail and chat notifications', () => {
       'POST',
       `/api/workspaces/${tenant.workspaceId}/notifications/${created.body.data.id}/test`,
     );
-    const file = await untilAsync(async () => (await filesIn(outbox)).find((path) => !before.has(path)));
+    const file = await until(async () => (await filesIn(outbox)).find((path) => !before.has(path)));
 
     // Assess
     const message = JSON.parse(await readFile(file, 'utf8'));
