@@ -25,6 +25,16 @@ export function everyFieldGraph(): WorkflowGraph {
   });
 }
 
+/** What `everyFieldGraph` answers for Ada's submission (text, number, toggle off, object, list, one file). */
+export const everyFieldOutput = {
+  name: 'Ada',
+  age: 36,
+  subscribe: false,
+  profile: { city: 'London' },
+  tags: ['math', 'engines'],
+  files: ['notes.txt'],
+};
+
 export async function workflowOf(tenant: Tenant, state: WorkflowGraph, deploy = true): Promise<string> {
   const created = await tenant.call('POST', '/api/workflows', {
     workspaceId: tenant.workspaceId,

@@ -3,10 +3,10 @@
  * key-authenticated route, 429 with Retry-After, 402 at the usage limit, plans and organizations,
  * failed authentication per source address, and the public client reading all of it.
  */
-import { request as httpRequest } from 'node:http';
 import { SimStudioClient, SimStudioError } from 'simstudio-ts-sdk';
 import { describe, expect, it } from 'vitest';
 import { type RouteDefinition, routes } from '../../../catalog/routes';
+import { requestFrom } from '../../support/from-address';
 import { deployedWorkflow, type Tenant, useLocalService } from '../../support/service';
 
 // Slow refills (one token every 10 s at 6 a minute), so a burst that is used up stays used up for
@@ -33,30 +33,8 @@ const rateHeaders = (answer: { headers: Headers }) => ({
 });
 
 /** A request from the given loopback address, so failed authentications count against it alone. */
-function requestFrom(
-  localAddress: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
-  const url = new URL(path, service.get().url.replace('localhost', '127.0.0.1'));
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method, headers, localAddress }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: text ? JSON.parse(text) : undefined,
-        });
-      });
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
+const from = (localAddress: string, method: string, path: string, headers: Record<string, string>) =>
+  requestFrom(localAddress, service.get().url, method, path, { headers });
 
 async function usageOf(tenant: Tenant) {
   const answer = await tenant.call('GET', '/api/users/me/usage-limits');
@@ -382,11 +360,11 @@ describe('failed authentication', () => {
     // Act: three guesses from 127.0.0.3 (its burst), then a fourth, then the right key
     const guesses = [];
     for (let index = 0; index < 4; index++)
-      guesses.push(await requestFrom('127.0.0.3', 'GET', '/api/workflows', guess));
-    const rightKeyThere = await requestFrom('127.0.0.3', 'GET', '/api/users/me/usage-limits', {
+      guesses.push(await from('127.0.0.3', 'GET', '/api/workflows', guess));
+    const rightKeyThere = await from('127.0.0.3', 'GET', '/api/users/me/usage-limits', {
       'x-api-key': tenant.apiKey,
     });
-    const rightKeyElsewhere = await requestFrom('127.0.0.2', 'GET', '/api/users/me/usage-limits', {
+    const rightKeyElsewhere = await from('127.0.0.2', 'GET', '/api/users/me/usage-limits', {
       'x-api-key': tenant.apiKey,
     });
 
@@ -405,7 +383,7 @@ describe('failed authentication', () => {
     const wrong = { 'x-admin-key': 'not-the-admin-key' };
     const posts = [];
     for (let index = 0; index < 4; index++)
-      posts.push(await requestFrom('127.0.0.5', 'POST', '/api/v1/admin/users', wrong));
+      posts.push(await from('127.0.0.5', 'POST', '/api/v1/admin/users', wrong));
     expect(posts.map((answer) => answer.status)).toEqual([401, 401, 401, 429]);
   });
 });

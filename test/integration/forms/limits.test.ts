@@ -2,9 +2,9 @@
  * Form submissions are rate limited per source address and per form, before any password is
  * checked; the answers carry the form's bucket, never the creator's.
  */
-import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { everyFieldGraph, formOf, workflowOf } from '../../support/forms';
+import { requestFrom } from '../../support/from-address';
 import { useLocalService } from '../../support/service';
 
 // Slow refills (one token every 10 s), so a burst used up stays used up for the length of a test.
@@ -20,33 +20,8 @@ process.env.RATE_LIMITS_JSON = JSON.stringify({
 const service = useLocalService();
 
 /** A submission from the given loopback address, which the service takes as the visitor's. */
-function submitFrom(
-  localAddress: string,
-  identifier: string,
-  body: unknown,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
-  const url = new URL(`/api/form/${identifier}`, service.get().url.replace('localhost', '127.0.0.1'));
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      url,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: text ? JSON.parse(text) : undefined,
-          });
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(JSON.stringify(body));
-  });
-}
+const submitFrom = (localAddress: string, identifier: string, body: unknown) =>
+  requestFrom(localAddress, service.get().url, 'POST', `/api/form/${identifier}`, { body });
 
 describe('form submission limits', () => {
   it('refuses a source address past its burst with 429 and Retry-After, counting wrong passwords like submissions', async () => {
