@@ -5,6 +5,16 @@
  * meant to be embedded in other sites' pages.
  */
 
+/**
+ * Behind the distribution, API Gateway sees an edge server's address, shared by many visitors.
+ * CloudFront names the visitor in `CloudFront-Viewer-Address` and proves the request passed through
+ * it by sending the edge secret in `x-svc-edge-secret` (functions/http/source-address.ts).
+ */
+export const edgeSecretHeader = 'x-svc-edge-secret';
+export const viewerAddressHeader = 'CloudFront-Viewer-Address';
+/** How the route functions receive the edge secret (AWS: resolved from Secrets Manager at deploy). */
+export const edgeSecretEnvVar = 'EDGE_SECRET';
+
 /** The path prefix of the pages and of the built app's files (`form/index.html`, `form/app-<hash>.js`). */
 export const formPagePrefix = 'form';
 

@@ -41,6 +41,8 @@ export class DataStack extends Stack {
   readonly accessLogsBucket: s3.Bucket;
   readonly keys = {} as Record<KeyName, kms.Key>;
   readonly adminKeySecret: secretsmanager.Secret;
+  /** Shared by the form site's distribution and the route functions (see catalog/site.ts). */
+  readonly edgeSecret: secretsmanager.Secret;
   readonly secrets = {} as Record<SecretName, secretsmanager.Secret>;
   /** Where alarms go: operators subscribe (e-mail, chat, paging) to be told. */
   readonly alarmTopic: sns.Topic;
@@ -179,37 +181,48 @@ export class DataStack extends Stack {
       SecretName,
       (typeof secrets)[SecretName],
     ][]) {
-      const secret = new secretsmanager.Secret(this, `${pascal(name)}Secret`, {
-        description: definition.description,
-        generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      });
-      NagSuppressions.addResourceSuppressions(secret, [
-        {
-          id: 'AwsSolutions-SMG4',
-          reason:
-            'A service-internal signing secret that no person or client ever holds; rotating it would only ' +
-            'invalidate the cursors in flight. Replace it deliberately (put a new value) if it is exposed.',
-        },
-      ]);
-      this.secrets[name] = secret;
+      this.secrets[name] = this.generatedSecret(
+        `${pascal(name)}Secret`,
+        definition.description,
+        64,
+        'A service-internal signing secret that no person or client ever holds; rotating it would only ' +
+          'invalidate the cursors in flight. Replace it deliberately (put a new value) if it is exposed.',
+      );
     }
+    this.adminKeySecret = this.generatedSecret(
+      'AdminApiKey',
+      'The x-admin-key of the workflow service admin API',
+      48,
+      'The admin key is an operator credential handed to people and scripts out of band; automatic ' +
+        'rotation would silently lock them out. Operators rotate it deliberately by putting a new value.',
+    );
+    this.edgeSecret = this.generatedSecret(
+      'EdgeSecret',
+      'Sent by the form site distribution to the API, so the API trusts its viewer address',
+      48,
+      'Resolved into the distribution and the route functions at deploy time; rotating it without a deploy ' +
+        'would only make the API distrust the viewer addresses. Put a new value and deploy to change it.',
+    );
 
-    this.adminKeySecret = new secretsmanager.Secret(this, 'AdminApiKey', {
-      description: 'The x-admin-key of the workflow service admin API',
-      generateSecretString: { passwordLength: 48, excludePunctuation: true },
-    });
-    NagSuppressions.addResourceSuppressions(this.adminKeySecret, [
-      {
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'The admin key is an operator credential handed to people and scripts out of band; automatic ' +
-          'rotation would silently lock them out. Operators rotate it deliberately by putting a new value.',
-      },
-    ]);
     new CfnOutput(this, 'AdminApiKeySecretArn', {
       value: this.adminKeySecret.secretArn,
       description: 'Secret holding the x-admin-key: aws secretsmanager get-secret-value --secret-id <this>',
     });
+  }
+
+  /** A random secret made by Secrets Manager, with why it is not rotated automatically (AwsSolutions-SMG4). */
+  private generatedSecret(
+    id: string,
+    description: string,
+    passwordLength: number,
+    whyNotRotated: string,
+  ): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, id, {
+      description,
+      generateSecretString: { passwordLength, excludePunctuation: true },
+    });
+    NagSuppressions.addResourceSuppressions(secret, [{ id: 'AwsSolutions-SMG4', reason: whyNotRotated }]);
+    return secret;
   }
 
   /** What the code stacks need to wire functions to these resources. */

@@ -9,6 +9,7 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { type RouteDefinition, routeAccess } from '../catalog/routes';
+import { edgeSecretEnvVar } from '../catalog/site';
 import { ServiceFunction } from './constructs/service-function';
 import { adminKeySecretEnvVar, type ServiceResources } from './service-resources';
 
@@ -17,6 +18,8 @@ export interface RouteFunctionsStackProps extends StackProps {
   readonly routes: readonly RouteDefinition[];
   readonly resources: ServiceResources;
   readonly adminKeySecret: secretsmanager.ISecret;
+  /** Every route counts requests per source address, which behind the form site needs this secret. */
+  readonly edgeSecret: secretsmanager.ISecret;
 }
 
 export class RouteFunctionsStack extends Stack {
@@ -35,6 +38,8 @@ export class RouteFunctionsStack extends Stack {
         timeoutInSeconds: route.timeoutInSeconds,
         runsBlocks: route.runsBlocks,
       });
+      // Resolved by CloudFormation at deploy time: the function reads it without a call per cold start.
+      fn.function.addEnvironment(edgeSecretEnvVar, props.edgeSecret.secretValue.unsafeUnwrap());
       if (route.auth === 'admin') {
         props.adminKeySecret.grantRead(fn.function);
         fn.function.addEnvironment(adminKeySecretEnvVar, props.adminKeySecret.secretArn);

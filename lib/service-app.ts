@@ -6,6 +6,7 @@
  *   WorkflowExecution     step and finalize workers, Express and Standard state machines
  *   WorkflowRoutes<Tag>   the route functions of one route-table tag (one stack per tag)
  *   WorkflowApi           REST API, stage, resources, methods, invoke permissions
+ *   WorkflowSite          form pages: site bucket, CloudFront distribution (/form/* app, /api/* API)
  */
 import { type App, Aspects, type StackProps } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -14,11 +15,13 @@ import { ApiStack } from './api-stack';
 import { DataStack, pascal } from './data-stack';
 import { ExecutionStack } from './execution-stack';
 import { RouteFunctionsStack } from './route-functions-stack';
+import { SiteStack } from './site-stack';
 
 export const stackNames = {
   data: 'WorkflowData',
   execution: 'WorkflowExecution',
   api: 'WorkflowApi',
+  site: 'WorkflowSite',
   routes: (tag: string) =>
     `WorkflowRoutes${tag
       .split(/[^a-zA-Z0-9]+/)
@@ -31,6 +34,7 @@ export interface ServiceStacks {
   execution: ExecutionStack;
   routes: Record<string, RouteFunctionsStack>;
   api: ApiStack;
+  site: SiteStack;
 }
 
 /**
@@ -58,6 +62,7 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
       routes: tagRoutes,
       resources,
       adminKeySecret: data.adminKeySecret,
+      edgeSecret: data.edgeSecret,
     });
   }
 
@@ -69,6 +74,13 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
     })),
   });
 
+  const site = new SiteStack(app, stackNames.site, {
+    ...props,
+    api: api.api,
+    edgeSecret: data.edgeSecret,
+    accessLogsBucket: data.accessLogsBucket,
+  });
+
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
-  return { data, execution, routes: routeStacks, api };
+  return { data, execution, routes: routeStacks, api, site };
 }

@@ -7,9 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-
-export const edgeSecretHeader = 'x-svc-edge-secret';
-const viewerAddressHeader = 'cloudfront-viewer-address';
+import { edgeSecretEnvVar, edgeSecretHeader, viewerAddressHeader } from '../../catalog/site';
 
 function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
   for (const [key, value] of Object.entries(event.headers ?? {})) {
@@ -37,12 +35,12 @@ export function viewerAddressOf(header: string): string | undefined {
 
 export function sourceAddressOf(
   event: APIGatewayProxyEvent,
-  edgeSecret: string | undefined = process.env.EDGE_SECRET,
+  edgeSecret: string | undefined = process.env[edgeSecretEnvVar],
 ): string {
   const direct = event.requestContext?.identity?.sourceIp || 'unknown';
   if (!edgeSecret) return direct;
   const given = headerOf(event, edgeSecretHeader);
-  const viewer = headerOf(event, viewerAddressHeader);
+  const viewer = headerOf(event, viewerAddressHeader.toLowerCase());
   if (!given || !viewer || !sameSecret(given, edgeSecret)) return direct;
   return viewerAddressOf(viewer) ?? direct;
 }

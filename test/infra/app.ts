@@ -39,10 +39,12 @@ export function synthesizeApp(): SynthesizedApp {
   // An empty list of bundling stacks: no stack matches, so no NodejsFunction runs esbuild.
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
   const stacks = createServiceApp(app);
-  const all = [stacks.data, stacks.execution, ...Object.values(stacks.routes), stacks.api].map((stack) => {
-    const template = Template.fromStack(stack);
-    return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource> };
-  });
+  const all = [stacks.data, stacks.execution, ...Object.values(stacks.routes), stacks.api, stacks.site].map(
+    (stack) => {
+      const template = Template.fromStack(stack);
+      return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource> };
+    },
+  );
   const synthesized: SynthesizedApp = {
     app,
     stacks,

@@ -23,6 +23,7 @@ import {
   type ServiceFunction,
   serviceName,
 } from '../../lib/constructs/service-function';
+import { edgeSecretEnvVar } from '../../catalog/site';
 import { adminKeySecretEnvVar } from '../../lib/service-resources';
 import { type CfnResource, logicalIdOf, ofType, synthesizeApp } from './app';
 
@@ -78,10 +79,14 @@ describe('synthesis for tests', () => {
 });
 
 describe('functions', () => {
-  const functions = all.flatMap(({ resources }) => ofType(resources, 'AWS::Lambda::Function'));
+  // The service's own functions; the site stack's one function is CDK's BucketDeployment handler,
+  // checked in test/infra/site.test.ts.
+  const functions = all
+    .filter(({ stack }) => stack !== stacks.site)
+    .flatMap(({ resources }) => ofType(resources, 'AWS::Lambda::Function'));
 
   it('are exactly one per route plus one per worker', () => {
-    // Nothing else in the app creates Lambdas (no log-retention or bucket-notification helpers),
+    // Nothing else in these stacks creates Lambdas (no log-retention or bucket-notification helpers),
     // and every function is one of ours: handler index.handler on nodejs22.x.
     expect(functions).toHaveLength(allRoutes.length + Object.keys(workers).length);
     const expected = [
@@ -132,10 +137,12 @@ describe('functions', () => {
   it('get exactly the environment variables of their access (and the admin key ARN for admin routes)', () => {
     const base = ['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME'];
     for (const route of allRoutes) {
+      // Every route counts requests per source address, which behind the form site needs the edge secret.
       const variables = (resourceOf(routeFunction(route)).Properties.Environment as { Variables: object })
         .Variables;
       const expected = [
         ...base,
+        edgeSecretEnvVar,
         ...envVarsFor(routeAccess(route)),
         ...(route.auth === 'admin' ? [adminKeySecretEnvVar] : []),
       ];
@@ -350,13 +357,16 @@ describe('data', () => {
 
   it('makes every service secret in Secrets Manager, generated, never written in the template', () => {
     const secretResources = ofType(data, 'AWS::SecretsManager::Secret');
-    // The admin key and the catalogue's secrets.
-    expect(secretResources).toHaveLength(1 + Object.keys(secrets).length);
+    // The admin key, the edge secret and the catalogue's secrets.
+    expect(secretResources).toHaveLength(2 + Object.keys(secrets).length);
     for (const name of Object.keys(secrets)) {
       const secret = data[logicalIdOf(stacks.data.secrets[name as keyof typeof secrets])].Properties;
       expect(secret.GenerateSecretString, name).toMatchObject({ PasswordLength: 64 });
       expect(secret.SecretString, name).toBeUndefined();
     }
+    const edge = data[logicalIdOf(stacks.data.edgeSecret)].Properties;
+    expect(edge.GenerateSecretString).toMatchObject({ PasswordLength: 48 });
+    expect(edge.SecretString).toBeUndefined();
   });
 
   it('gives every queue a dead-letter queue with the catalogue maxReceiveCount, SSE and TLS only', () => {

@@ -1,0 +1,272 @@
+/**
+ * The form site: the form page's static build in a private S3 bucket behind a CloudFront
+ * distribution that also fronts the REST API, so a form page and the API it calls share one origin.
+ *
+ *   /form/*      the app (a CloudFront Function sends `/form/<identifier>` to its index page)
+ *   /api/form/*  the form API, with the visitor's address (CloudFront-Viewer-Address) and the edge
+ *                secret, so submissions are limited per visitor rather than per edge server
+ *   /api/*       every other route, uncached, with all the caller's headers but Host
+ *
+ * Framing is allowed from any site (forms are embedded in other sites' pages): the page's answers
+ * carry `frame-ancestors *` and no X-Frame-Options.
+ */
+import { mkdirSync } from 'node:fs';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import {
+  edgeSecretHeader,
+  formPageContentSecurityPolicy,
+  formPagePrefix,
+  viewerAddressHeader,
+} from '../catalog/site';
+import { buildFormAppSync } from '../web/build';
+import { fromProjectRoot } from './project';
+
+/** Where `cdk synth` builds the form page (the same build `npm run build:web` makes). */
+export const formSiteBuildDir = fromProjectRoot('dist/web');
+
+export interface SiteStackProps extends StackProps {
+  readonly api: apigateway.RestApi;
+  /** Sent by CloudFront to the API with every request, so the API can trust the viewer address. */
+  readonly edgeSecret: secretsmanager.ISecret;
+  /** Receives the distribution's access logs, under `site/`. */
+  readonly accessLogsBucket: s3.IBucket;
+}
+
+/**
+ * Runs at the edge for every `/form/*` request: a path with one segment and no dot is a form's
+ * address and gets the app's index page; anything else (the app's hashed files) goes as it is.
+ * CloudFront Functions run ES5.1-style JavaScript, hence `var` and no arrow functions.
+ */
+export const formPageRewriteCode = `function handler(event) {
+  var request = event.request;
+  var segments = request.uri.split('/');
+  if (segments.length === 3 && segments[1] === '${formPagePrefix}' && segments[2] !== '' && segments[2].indexOf('.') === -1) {
+    request.uri = '/${formPagePrefix}/index.html';
+  }
+  return request;
+}`;
+
+export class SiteStack extends Stack {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+
+  constructor(scope: Construct, id: string, props: SiteStackProps) {
+    super(scope, id, { description: 'Workflow service: form site (S3 + CloudFront)', ...props });
+
+    this.bucket = new s3.Bucket(this, 'SiteBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: props.accessLogsBucket,
+      serverAccessLogsPrefix: 'site-bucket/',
+      // Only the build lives here (it is made again by every deploy), yet emptying it on delete would
+      // take one more CDK-provided function: an operator empties it by hand when the stack goes.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // CloudFront's standard logs are delivered with ACLs, which the shared access logs bucket
+    // (bucket-owner-enforced) refuses: the distribution gets a log bucket of its own.
+    const distributionLogs = new s3.Bucket(this, 'DistributionLogsBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.OBJECT_WRITER,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+    });
+    NagSuppressions.addResourceSuppressions(distributionLogs, [
+      {
+        id: 'AwsSolutions-S1',
+        reason:
+          'This bucket receives the distribution access logs; logging it too would need yet another bucket ' +
+          '(or log into itself, which loops). It is private, TLS-only and expires logs.',
+      },
+    ]);
+
+    const appOrigin = origins.S3BucketOrigin.withOriginAccessControl(this.bucket);
+    const apiOrigin = new origins.RestApiOrigin(props.api, {
+      customHeaders: { [edgeSecretHeader]: props.edgeSecret.secretValue.unsafeUnwrap() },
+    });
+
+    const pageHeaders = new cloudfront.ResponseHeadersPolicy(this, 'FormPageHeaders', {
+      comment: 'Form pages: a strict CSP that still lets any site embed the page',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: formPageContentSecurityPolicy, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: {
+          referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+          override: true,
+        },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+      },
+    });
+    const pageBehavior: cloudfront.BehaviorOptions = {
+      origin: appOrigin,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+      responseHeadersPolicy: pageHeaders,
+      functionAssociations: [
+        {
+          eventType: cloudfront.FunctionEventType.VIEWER_REQUEST,
+          function: new cloudfront.Function(this, 'FormPageRewrite', {
+            comment: 'Serves the form app for /form/<identifier>',
+            code: cloudfront.FunctionCode.fromInline(formPageRewriteCode),
+            runtime: cloudfront.FunctionRuntime.JS_2_0,
+          }),
+        },
+      ],
+    };
+
+    const formApiRequests = new cloudfront.OriginRequestPolicy(this, 'FormApiRequests', {
+      comment: 'The form API: the body type and the visitor address, nothing else',
+      headerBehavior: cloudfront.OriginRequestHeaderBehavior.allowList(
+        'Content-Type',
+        'Accept',
+        viewerAddressHeader,
+      ),
+      queryStringBehavior: cloudfront.OriginRequestQueryStringBehavior.none(),
+      cookieBehavior: cloudfront.OriginRequestCookieBehavior.none(),
+    });
+    const apiBehavior = (
+      originRequestPolicy: cloudfront.IOriginRequestPolicy,
+    ): cloudfront.BehaviorOptions => ({
+      origin: apiOrigin,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      originRequestPolicy,
+    });
+
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'Workflow service: form pages and API',
+      defaultBehavior: pageBehavior,
+      additionalBehaviors: {
+        [`/${formPagePrefix}/*`]: pageBehavior,
+        '/api/form/*': apiBehavior(formApiRequests),
+        '/api/*': apiBehavior(cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER),
+      },
+      minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      enableLogging: true,
+      logBucket: distributionLogs,
+      logFilePrefix: 'site/',
+    });
+    NagSuppressions.addResourceSuppressions(this.distribution, [
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          'Forms are public by design and may be filled in from any country; no geo restriction applies.',
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'Abuse is limited by the service itself: per-visitor and per-form submission limits, per-user rate ' +
+          'limits, and the API stage throttle. A WAF web ACL (us-east-1, billed per rule) is left to operators ' +
+          'who want one in front of these.',
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'The distribution uses the default *.cloudfront.net certificate, for which CloudFront fixes the ' +
+          'viewer TLS policy; with a custom domain the TLSv1.2_2021 minimum set here applies.',
+      },
+    ]);
+
+    mkdirSync(formSiteBuildDir, { recursive: true });
+    buildFormAppSync(formSiteBuildDir);
+    const build = s3deploy.Source.asset(formSiteBuildDir);
+    // Both deployments share CDK's one handler function, so they share its log group too.
+    const deploymentLogs = new logs.LogGroup(this, 'FormAppDeploymentLogs', {
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // The hashed files never change, so browsers keep them; the index page is checked on every
+    // load, so a new deploy reaches every visitor.
+    const assets = new s3deploy.BucketDeployment(this, 'FormAppAssets', {
+      sources: [build],
+      destinationBucket: this.bucket,
+      exclude: [`${formPagePrefix}/index.html`],
+      cacheControl: [s3deploy.CacheControl.fromString('public, max-age=31536000, immutable')],
+      memoryLimit: 256,
+      logGroup: deploymentLogs,
+    });
+    new s3deploy.BucketDeployment(this, 'FormAppIndex', {
+      sources: [build],
+      destinationBucket: this.bucket,
+      exclude: ['*'],
+      include: [`${formPagePrefix}/index.html`],
+      prune: false,
+      cacheControl: [s3deploy.CacheControl.noCache()],
+      distribution: this.distribution,
+      distributionPaths: [`/${formPagePrefix}/*`],
+      memoryLimit: 256,
+      logGroup: deploymentLogs,
+    }).node.addDependency(assets);
+    this.suppressDeploymentFindings();
+
+    new CfnOutput(this, 'SiteUrl', {
+      value: `https://${this.distribution.distributionDomainName}`,
+      description: 'Form pages: <this>/form/<identifier>; the API is also served here under /api',
+    });
+  }
+
+  /** The BucketDeployment's handler is CDK's own function, the one function of this stack. */
+  private suppressDeploymentFindings(): void {
+    const handler = this.node.children.find((child) =>
+      child.node.id.startsWith('Custom::CDKBucketDeployment'),
+    );
+    if (!handler) throw new Error('The BucketDeployment handler was not found');
+    NagSuppressions.addResourceSuppressions(
+      handler,
+      [
+        {
+          id: 'AwsSolutions-IAM4',
+          reason:
+            "CDK's own deployment handler logs with AWSLambdaBasicExecutionRole, the AWS managed policy for " +
+            'exactly that; it runs only during deploys.',
+          appliesTo: [
+            'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+          ],
+        },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            "CDK's BucketDeployment copies every file of the build from the CDK asset bucket into the site " +
+            'bucket (object wildcards on those two buckets only) and invalidates the distribution, an action ' +
+            'that CloudFront does not scope to a resource.',
+          appliesTo: [
+            'Action::s3:GetBucket*',
+            'Action::s3:GetObject*',
+            'Action::s3:List*',
+            'Action::s3:Abort*',
+            'Action::s3:DeleteObject*',
+            'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*',
+            `Resource::<${this.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*`,
+            'Resource::*',
+          ],
+        },
+        {
+          id: 'AwsSolutions-L1',
+          reason:
+            "The BucketDeployment handler's runtime is chosen by aws-cdk-lib (it bundles the AWS CLI for its " +
+            'Python runtime); it moves forward with the library version.',
+        },
+      ],
+      true,
+    );
+  }
+}
