@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../core/engine/builders';
 import { fromProjectRoot } from '../../lib/project';
-import { node16Binary } from '../../scripts/node16';
+import { oldestSupported } from '../../scripts/oldest-supported';
 import { deployedWorkflow, useLocalService } from '../support/service';
 
 const service = useLocalService();
@@ -95,7 +95,7 @@ function run(node: string, script: string): Promise<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-  node16 = node16Binary();
+  node16 = oldestSupported().node;
   projectDir = await mkdtemp(join(tmpdir(), 'sdk-consumer-'));
   const packageDir = join(projectDir, 'node_modules', 'workflow-service-sdk');
   await mkdir(packageDir, { recursive: true });
