@@ -39,7 +39,15 @@ export function oldestSupported(): { node: string; tsc: string } {
   const found = paths();
   if (existsSync(found.node) && existsSync(found.tsc)) return found;
   const packages = [`${nodePackageName()}@${oldestVersions.node}`, `typescript@${oldestVersions.typescript}`];
-  const args = ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', oldestSupportedDir];
+  const args = [
+    'install',
+    '--no-save',
+    '--no-package-lock',
+    '--no-audit',
+    '--no-fund',
+    '--prefix',
+    oldestSupportedDir,
+  ];
   try {
     execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', [...args, ...packages], {
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -3,7 +3,6 @@
  * fallback (what Node 16 uses): every operation, its errors, and the names of the public client.
  */
 import { describe, expect, it } from 'vitest';
-import { block, edge, graphOf } from '../../core/engine/builders';
 import {
   type FetchLike,
   nodeHttpFetch,
@@ -12,30 +11,16 @@ import {
   WorkflowClient,
   WorkflowClientError,
 } from '../../sdk/src/index';
-import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../support/service';
+import {
+  deployedWorkflow,
+  draftWorkflow,
+  type Tenant,
+  threeBlockGraph,
+  useLocalService,
+  waitingGraph,
+} from '../support/service';
 
 const service = useLocalService();
-
-/** start → wait(durationMs) → response: a run that stays processing while it waits. */
-function waitingGraph(durationMs: number) {
-  return graphOf(
-    [
-      block('start', 'start', 'Start', { inputFormat: [] }),
-      block('pause', 'wait', 'Pause', { durationMs }),
-      block('respond', 'response', 'Respond', { data: { waited: true } }),
-    ],
-    [edge('start', 'pause'), edge('pause', 'respond')],
-  );
-}
-
-async function draftWorkflow(tenant: Tenant): Promise<string> {
-  const created = await tenant.call('POST', '/api/workflows', {
-    workspaceId: tenant.workspaceId,
-    name: 'Draft',
-    state: threeBlockGraph(),
-  });
-  return created.body.data.id;
-}
 
 /** The error a promise is rejected with (fails the test when it resolves). */
 async function errorOf(promise: Promise<unknown>): Promise<WorkflowClientError> {

@@ -2,9 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { block, edge, graphOf } from '../../core/engine/builders';
 import { fileInput, WorkflowClient } from '../../sdk/src/index';
-import { deployedWorkflow, useLocalService } from '../support/service';
+import { deployedWorkflow, fileEchoGraph, useLocalService } from '../support/service';
 
 const service = useLocalService({ allowLoopbackOutbound: true });
 
@@ -22,16 +21,6 @@ afterAll(async () => {
   await new Promise((resolve) => host.close(resolve));
 });
 
-/** start(docs: files) → respond(the stored files). */
-const echoGraph = () =>
-  graphOf(
-    [
-      block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
-      block('respond', 'response', 'Respond', { data: { docs: '<start.docs>' } }),
-    ],
-    [edge('start', 'respond')],
-  );
-
 async function contentOf(url: string): Promise<string> {
   const response = await fetch(url);
   expect(response.status).toBe(200);
@@ -42,7 +31,7 @@ describe('file inputs through the client library', () => {
   it('sends File, Blob, Buffer, Uint8Array and ArrayBuffer as files the service stores', async () => {
     // Prepare
     const tenant = await service.get().newTenant('files');
-    const id = await deployedWorkflow(tenant, echoGraph());
+    const id = await deployedWorkflow(tenant, fileEchoGraph());
     const client = new WorkflowClient({ apiKey: tenant.apiKey, baseUrl: service.get().url });
     const docs = [
       new File(['from a File'], 'report.txt', { type: 'text/plain' }),
@@ -78,7 +67,7 @@ describe('file inputs through the client library', () => {
   it('names bytes with fileInput, and passes a {type: "url"} input through for the service to fetch', async () => {
     // Prepare
     const tenant = await service.get().newTenant('files');
-    const id = await deployedWorkflow(tenant, echoGraph());
+    const id = await deployedWorkflow(tenant, fileEchoGraph());
     const client = new WorkflowClient({ apiKey: tenant.apiKey, baseUrl: service.get().url });
     const named = await fileInput(Buffer.from('a,b\n1,2\n'), { name: 'table.csv', mime: 'text/csv' });
     const linked = { type: 'url', data: `${hostUrl}/hosted.txt`, name: 'hosted.txt', mime: 'text/plain' };

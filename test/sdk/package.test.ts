@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { block, edge, graphOf } from '../../core/engine/builders';
 import { fromProjectRoot } from '../../lib/project';
 import { oldestSupported } from '../../scripts/oldest-supported';
-import { deployedWorkflow, useLocalService } from '../support/service';
+import { deployedWorkflow, fileEchoGraph, useLocalService, waitingGraph } from '../support/service';
 
 const service = useLocalService();
 
@@ -108,27 +107,8 @@ beforeAll(async () => {
 
   const tenant = await service.get().newTenant('package');
   const shout = await deployedWorkflow(tenant);
-  const echo = await deployedWorkflow(
-    tenant,
-    graphOf(
-      [
-        block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
-        block('respond', 'response', 'Respond', { data: { docs: '<start.docs>' } }),
-      ],
-      [edge('start', 'respond')],
-    ),
-  );
-  const slow = await deployedWorkflow(
-    tenant,
-    graphOf(
-      [
-        block('start', 'start', 'Start', { inputFormat: [] }),
-        block('pause', 'wait', 'Pause', { durationMs: 2_000 }),
-        block('respond', 'response', 'Respond', { data: { done: true } }),
-      ],
-      [edge('start', 'pause'), edge('pause', 'respond')],
-    ),
-  );
+  const echo = await deployedWorkflow(tenant, fileEchoGraph());
+  const slow = await deployedWorkflow(tenant, waitingGraph(2_000));
   caseJson = JSON.stringify({ url: service.get().url, apiKey: tenant.apiKey, shout, echo, slow });
 }, 180_000);
 

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../core/engine/builders';
 import { nodeHttpFetch, type StreamEvent, WorkflowClient, WorkflowClientError } from '../../sdk/src/index';
-import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../support/service';
+import {
+  deployedWorkflow,
+  type Tenant,
+  threeBlockGraph,
+  useLocalService,
+  waitingGraph,
+} from '../support/service';
 
 const service = useLocalService();
 
@@ -147,15 +153,7 @@ describe('a streamed run', () => {
   it('times out when the stream stays silent for longer than the timeout', async () => {
     // Prepare
     const tenant = await service.get().newTenant('stream');
-    const graph = graphOf(
-      [
-        block('start', 'start', 'Start', { inputFormat: [] }),
-        block('pause', 'wait', 'Pause', { durationMs: 2_000 }),
-        block('respond', 'response', 'Respond', { data: { done: true } }),
-      ],
-      [edge('start', 'pause'), edge('pause', 'respond')],
-    );
-    const id = await deployedWorkflow(tenant, graph);
+    const id = await deployedWorkflow(tenant, waitingGraph(2_000));
     const stream = await clientOf(tenant).stream(id, {}, { timeout: 300 });
 
     // Act
