@@ -1,7 +1,13 @@
 /** Streamed runs through the client library: the events as they come, the result, early exits. */
 import { describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../core/engine/builders';
-import { nodeHttpFetch, type StreamEvent, WorkflowClient, WorkflowClientError } from '../../sdk/src/index';
+import {
+  type FetchLike,
+  nodeHttpFetch,
+  type StreamEvent,
+  WorkflowClient,
+  WorkflowClientError,
+} from '../../sdk/src/index';
 import {
   deployedWorkflow,
   type Tenant,
@@ -148,6 +154,31 @@ describe('a streamed run', () => {
     // Assess
     expect(seen).toEqual([{ event: 'chunk', blockId: 'first', chunk: 'one' }]);
     expect(again).toMatchObject({ message: 'This stream has already been read' });
+  });
+
+  it('closes the connection on cancel(), and cannot be read afterwards', async () => {
+    // Prepare: a run that takes 2 s to answer anything, through a fetch that keeps the response
+    const tenant = await service.get().newTenant('stream');
+    const id = await deployedWorkflow(tenant, waitingGraph(2_000));
+    let response: Response | undefined;
+    const fetch: FetchLike = async (url, init) => {
+      response = await globalThis.fetch(url, init as RequestInit);
+      return response;
+    };
+    const stream = await new WorkflowClient({
+      apiKey: tenant.apiKey,
+      baseUrl: service.get().url,
+      fetch,
+    }).stream(id, {});
+
+    // Act
+    stream.cancel();
+    const body = await response?.text().catch((error: unknown) => error);
+    const read = await stream.result().catch((error: unknown) => error);
+
+    // Assess: the body was cut off (aborted), not read to the run's end
+    expect(body).toMatchObject({ name: 'AbortError' });
+    expect(read).toMatchObject({ message: 'This stream has already been read' });
   });
 
   it('times out when the stream stays silent for longer than the timeout', async () => {
