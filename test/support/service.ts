@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { block } from '../../core/engine/builders';
+import { block, edge, graphOf } from '../../core/engine/builders';
 import type { WorkflowGraph } from '../../core/engine/types';
 import { type LocalService, type LocalServiceOptions, startLocalService } from '../../local/service';
 
@@ -124,15 +124,10 @@ export async function deployedWorkflow(
   tenant: Tenant,
   state: WorkflowGraph = threeBlockGraph(),
 ): Promise<string> {
-  const created = await tenant.call('POST', '/api/workflows', {
-    workspaceId: tenant.workspaceId,
-    name: 'Flow',
-    state,
-  });
-  if (created.status !== 201) throw new Error(`Workflow not created: ${JSON.stringify(created.body)}`);
-  const deployed = await tenant.call('POST', `/api/workflows/${created.body.data.id}/deploy`);
+  const id = await draftWorkflow(tenant, state, 'Flow');
+  const deployed = await tenant.call('POST', `/api/workflows/${id}/deploy`);
   if (deployed.status !== 200) throw new Error(`Workflow not deployed: ${JSON.stringify(deployed.body)}`);
-  return created.body.data.id;
+  return id;
 }
 
 /** start(inputFormat) → function(code) → response(data): the smallest useful workflow. */
@@ -159,4 +154,42 @@ export function threeBlockGraph(
     loops: {},
     parallels: {},
   };
+}
+
+/** Creates a workflow named `name` with `state` in the tenant's workspace, not deployed; answers its id. */
+export async function draftWorkflow(
+  tenant: Tenant,
+  state: WorkflowGraph = threeBlockGraph(),
+  name = 'Draft',
+): Promise<string> {
+  const created = await tenant.call('POST', '/api/workflows', {
+    workspaceId: tenant.workspaceId,
+    name,
+    state,
+  });
+  if (created.status !== 201) throw new Error(`Workflow not created: ${JSON.stringify(created.body)}`);
+  return created.body.data.id;
+}
+
+/** start → wait(durationMs) → response: a run that stays processing while it waits. */
+export function waitingGraph(durationMs: number): WorkflowGraph {
+  return graphOf(
+    [
+      block('start', 'start', 'Start', { inputFormat: [] }),
+      block('pause', 'wait', 'Pause', { durationMs }),
+      block('respond', 'response', 'Respond', { data: { waited: '<pause.waitDuration>' } }),
+    ],
+    [edge('start', 'pause'), edge('pause', 'respond')],
+  );
+}
+
+/** start(docs: files) → respond({docs}): answers the files as the service stored them. */
+export function fileEchoGraph(): WorkflowGraph {
+  return graphOf(
+    [
+      block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
+      block('respond', 'response', 'Respond', { data: { docs: '<start.docs>' } }),
+    ],
+    [edge('start', 'respond')],
+  );
 }

@@ -11,7 +11,14 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../../core/engine/builders';
 import type { WorkflowGraph } from '../../../core/engine/types';
-import { deployedWorkflow, finishedJob, request, type Tenant, useLocalService } from '../../support/service';
+import {
+  deployedWorkflow,
+  fileEchoGraph,
+  finishedJob,
+  request,
+  type Tenant,
+  useLocalService,
+} from '../../support/service';
 
 process.env.RATE_LIMITS_JSON = JSON.stringify({
   free: {
@@ -45,16 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => host.close(resolve));
 });
-
-/** start(docs: files) → respond(the stored files). */
-const echoGraph = (): WorkflowGraph =>
-  graphOf(
-    [
-      block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
-      block('respond', 'response', 'Respond', { data: { docs: '<start.docs>' } }),
-    ],
-    [edge('start', 'respond')],
-  );
 
 /** start(docs: files) → File block → respond(files and text). */
 const readGraph = (): WorkflowGraph =>
@@ -103,7 +100,7 @@ describe('file inputs', () => {
   it('takes each of the four input shapes and answers stored file objects that download with fetch', async () => {
     // Prepare
     const tenant = await service.get().newTenant('shapes');
-    const workflowId = await deployedWorkflow(tenant, echoGraph());
+    const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
     const text = 'hello, files';
     served.set('hosted.txt', { type: 'text/plain', bytes: Buffer.from(text) });
     const shapes = [
@@ -140,7 +137,7 @@ describe('file inputs', () => {
   it('takes a list of files, and one file object alone as a list of one', async () => {
     // Prepare
     const tenant = await service.get().newTenant('lists');
-    const workflowId = await deployedWorkflow(tenant, echoGraph());
+    const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
     const file = (name: string) => ({ name, base64: base64(name), type: 'text/plain' });
 
     // Act
@@ -155,7 +152,7 @@ describe('file inputs', () => {
   it('refuses a malformed file input with a 400 naming the field', async () => {
     // Prepare
     const tenant = await service.get().newTenant('malformed');
-    const workflowId = await deployedWorkflow(tenant, echoGraph());
+    const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
 
     // Act
     const badBase64 = await execute(tenant, workflowId, {
@@ -180,7 +177,7 @@ describe('file inputs', () => {
   it('answers 413 for a file over 20 MB and for a body over 10 MB', async () => {
     // Prepare
     const tenant = await service.get().newTenant('sizes');
-    const workflowId = await deployedWorkflow(tenant, echoGraph());
+    const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
     served.set('big.bin', { type: 'application/octet-stream', bytes: new Uint8Array(20 * 1024 * 1024 + 1) });
 
     // Act
@@ -202,8 +199,8 @@ describe('file inputs', () => {
     // Prepare
     const tenant = await service.get().newTenant('upload');
     const other = await service.get().newTenant('upload-other');
-    const workflowId = await deployedWorkflow(tenant, echoGraph());
-    const otherWorkflowId = await deployedWorkflow(other, echoGraph());
+    const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
+    const otherWorkflowId = await deployedWorkflow(other, fileEchoGraph());
     const bytes = Buffer.alloc(12 * 1024 * 1024, 7);
     const upload = await tenant.call('POST', '/api/files/upload-url', {
       workspaceId: tenant.workspaceId,
@@ -253,7 +250,7 @@ describe('file inputs', () => {
     // Prepare
     const owner = await service.get().newTenant('owner');
     const thief = await service.get().newTenant('thief');
-    const ownerFlow = await deployedWorkflow(owner, echoGraph());
+    const ownerFlow = await deployedWorkflow(owner, fileEchoGraph());
     const thiefFlow = await deployedWorkflow(thief, readGraph());
     const stored = await execute(owner, ownerFlow, {
       docs: { name: 'secret.txt', base64: base64('secret'), type: 'text/plain' },
@@ -445,7 +442,7 @@ describe('file objects in every answer', () => {
   it('appear in the output of an async job and in the done frame of a streamed run', async () => {
     // Prepare
     const tenant = await service.get().newTenant('answers');
-    const workflowId = await deployedWorkflow(tenant, echoGraph());
+    const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
     const docs = { name: 'j.txt', base64: base64('job file'), type: 'text/plain' };
     const headers = { 'x-api-key': tenant.apiKey };
 

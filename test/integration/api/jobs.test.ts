@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
-import { block, edge, graphOf } from '../../../core/engine/builders';
 import {
   deployedWorkflow,
   finishedJob,
@@ -8,6 +7,7 @@ import {
   type Tenant,
   threeBlockGraph,
   useLocalService,
+  waitingGraph,
 } from '../../support/service';
 
 const service = useLocalService();
@@ -18,18 +18,6 @@ function executeAsync(tenant: Tenant, workflowId: string, body?: unknown) {
     headers: { 'x-api-key': tenant.apiKey, 'X-Execution-Mode': 'async' },
     body,
   });
-}
-
-/** start → wait(durationMs) → response: a run that stays processing while it waits. */
-function waitingGraph(durationMs: number) {
-  return graphOf(
-    [
-      block('start', 'start', 'Start', { inputFormat: [] }),
-      block('pause', 'wait', 'Pause', { durationMs }),
-      block('respond', 'response', 'Respond', { data: { waited: '<pause.waitDuration>' } }),
-    ],
-    [edge('start', 'pause'), edge('pause', 'respond')],
-  );
 }
 
 describe('asynchronous execution', () => {

@@ -3,7 +3,7 @@ import { fireExecutionId, runRequestForFire } from '../../../core/schedules/serv
 import type { Schedule, ScheduleRegistry } from '../../../core/schedules/types';
 import { overrideAdapters } from '../../../functions/wiring/overrides';
 import { scheduleFireDeps } from '../../../functions/wiring/schedules';
-import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+import { deployedWorkflow, draftWorkflow, useLocalService } from '../../support/service';
 
 const service = useLocalService();
 
@@ -28,15 +28,6 @@ afterEach(() => {
   registry.calls = [];
   overrideAdapters({ scheduleRegistry: registry });
 });
-
-async function draftWorkflow(tenant: Tenant): Promise<string> {
-  const created = await tenant.call('POST', '/api/workflows', {
-    workspaceId: tenant.workspaceId,
-    name: 'Draft',
-    state: threeBlockGraph(),
-  });
-  return created.body.data.id;
-}
 
 const schedulePath = (workflowId: string) => `/api/workflows/${workflowId}/schedule`;
 
