@@ -6,6 +6,7 @@
  *   WorkflowExecution     step and finalize workers, Express and Standard state machines
  *   WorkflowRoutes<Tag>   the route functions of one route-table tag (one stack per tag)
  *   WorkflowApi           REST API, stage, resources, methods, invoke permissions
+ *   WorkflowSso           with single sign-on only: Cognito user pool, identity providers, app client
  */
 import { type App, Aspects, type StackProps } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -14,11 +15,14 @@ import { ApiStack } from './api-stack';
 import { DataStack, pascal } from './data-stack';
 import { ExecutionStack } from './execution-stack';
 import { RouteFunctionsStack } from './route-functions-stack';
+import { ssoConfigOf } from './sso-config';
+import { SsoStack } from './sso-stack';
 
 export const stackNames = {
   data: 'WorkflowData',
   execution: 'WorkflowExecution',
   api: 'WorkflowApi',
+  sso: 'WorkflowSso',
   routes: (tag: string) =>
     `WorkflowRoutes${tag
       .split(/[^a-zA-Z0-9]+/)
@@ -31,6 +35,8 @@ export interface ServiceStacks {
   execution: ExecutionStack;
   routes: Record<string, RouteFunctionsStack>;
   api: ApiStack;
+  /** Present when the deployment switches single sign-on on (lib/sso-config.ts). */
+  sso?: SsoStack;
 }
 
 /**
@@ -45,6 +51,8 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
     deadLetterQueues: data.deadLetterQueues,
   });
   const resources = { ...data.resources, stateMachines: execution.stateMachines };
+  const ssoConfig = ssoConfigOf(app.node);
+  const sso = ssoConfig && new SsoStack(app, stackNames.sso, { ...props, config: ssoConfig });
 
   const byTag = new Map<string, RouteDefinition[]>();
   for (const route of routes as readonly RouteDefinition[]) {
@@ -58,6 +66,7 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
       routes: tagRoutes,
       resources,
       adminKeySecret: data.adminKeySecret,
+      idTokenIssuer: sso?.idTokenIssuer,
     });
   }
 
@@ -70,5 +79,5 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
   });
 
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
-  return { data, execution, routes: routeStacks, api };
+  return { data, execution, routes: routeStacks, api, ...(sso ? { sso } : {}) };
 }
