@@ -4,7 +4,7 @@
  * routes, acting as the user with its e-mail address and drawing from that user's bucket; runs keep
  * requiring an API key; with the switch off a token is refused.
  */
-import { SignJWT } from 'jose';
+import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type TestOidcProvider } from '../../support/oidc-provider';
 import { deployedWorkflow, request, type Tenant, useLocalService } from '../../support/service';
@@ -134,24 +134,33 @@ describe('single sign-on on', () => {
     });
   });
 
-  it('refuses an expired token signed by the provider key, saying so', async () => {
-    // Prepare
+  it('refuses a known user token that fails a check, saying which (401)', async () => {
+    // Prepare: each differs from a good token of the tenant in one respect
     const nowInSeconds = Math.floor(Date.now() / 1000);
-    const expired = await new SignJWT({ email: tenant.email })
-      .setProtectedHeader({ alg: 'RS256', kid: provider.signingKey.kid })
-      .setIssuer(provider.issuer)
-      .setAudience(provider.clientId)
-      .setSubject('subject-expired')
-      .setIssuedAt(nowInSeconds - 7200)
-      .setExpirationTime(nowInSeconds - 3600)
-      .sign(provider.signingKey.privateKey);
+    const claims = { email: tenant.email, sub: 'subject-1', iss: provider.issuer, aud: provider.clientId };
+    const sign = (changes: Record<string, unknown>) =>
+      new SignJWT({ ...claims, iat: nowInSeconds, exp: nowInSeconds + 600, ...changes })
+        .setProtectedHeader({ alg: 'RS256', kid: provider.signingKey.kid })
+        .sign(provider.signingKey.privateKey);
+    const unsigned = new UnsecuredJWT({ ...claims, iat: nowInSeconds, exp: nowInSeconds + 600 }).encode();
+    const cases = [
+      [await sign({ iat: nowInSeconds - 7200, exp: nowInSeconds - 3600 }), 'The ID token has expired'],
+      [await sign({ aud: 'another-client' }), 'The ID token was not issued for this service (audience)'],
+      [
+        await sign({ iss: 'https://idp.example.com' }),
+        'The ID token was not issued by the configured identity provider',
+      ],
+      [unsigned, 'The ID token is not signed with an allowed algorithm'],
+    ];
 
-    // Act
-    const answer = await withToken(expired, 'GET', '/api/workspaces');
+    for (const [token, message] of cases) {
+      // Act
+      const answer = await withToken(token, 'GET', '/api/workspaces');
 
-    // Assess
-    expect(answer.status).toBe(401);
-    expect(answer.body).toEqual({ error: 'The ID token has expired', code: 'UNAUTHORIZED' });
+      // Assess
+      expect(answer.status, message).toBe(401);
+      expect(answer.body).toEqual({ error: message, code: 'UNAUTHORIZED' });
+    }
   });
 
   it('publishes the bearer scheme on the routes that take a token, and not on execute', async () => {
