@@ -112,7 +112,8 @@ export class SsoStack extends Stack {
     for (const provider of this.providers) this.client.node.addDependency(provider);
 
     this.idTokenIssuer = {
-      issuer: this.userPool.userPoolProviderUrl,
+      // Spelled out, as Cognito writes it in every token's `iss`.
+      issuer: `https://cognito-idp.${this.region}.${this.urlSuffix}/${this.userPool.userPoolId}`,
       audience: this.client.userPoolClientId,
     };
     new CfnOutput(this, 'OidcIssuer', {

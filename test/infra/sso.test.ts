@@ -147,6 +147,23 @@ describe('single sign-on on', () => {
   it('outputs the issuer and client id for clients that sign people in', () => {
     const named = Object.keys(template.findOutputs('*')).filter((name) => !name.startsWith('ExportsOutput'));
     expect(named.sort()).toEqual(['OidcAudience', 'OidcIssuer', 'SignInDomain']);
+    // The issuer as Cognito writes it in `iss`: https://cognito-idp.<region>.amazonaws.com/<pool id>
+    template.hasOutput('OidcIssuer', {
+      Value: {
+        'Fn::Join': [
+          '',
+          [
+            'https://cognito-idp.',
+            { Ref: 'AWS::Region' },
+            '.',
+            { Ref: 'AWS::URLSuffix' },
+            '/',
+            { Ref: logicalIdOf(sso.userPool) },
+          ],
+        ],
+      },
+    });
+    template.hasOutput('OidcAudience', { Value: { Ref: logicalIdOf(sso.client) } });
   });
 });
 
