@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document, generated from the route table's zod schemas. */
 import { z } from 'zod';
-import { drawsTokens, type RouteDefinition, routes } from './routes';
+import { acceptsIdToken, drawsTokens, type RouteDefinition, routes } from './routes';
 import { errorBody } from './schemas';
 
 type JsonSchema = Record<string, unknown>;
@@ -42,7 +42,11 @@ function parameters(route: RouteDefinition): JsonSchema[] {
   return result;
 }
 
-function security(route: RouteDefinition): JsonSchema[] {
+/** Alternatives: an ID token is an option only where single sign-on is on and the route takes one. */
+function security(route: RouteDefinition, options: OpenApiOptions): JsonSchema[] {
+  if (route.auth === 'apiKey' && options.singleSignOn && acceptsIdToken(route)) {
+    return [{ apiKey: [] }, { idToken: [] }];
+  }
   if (route.auth === 'apiKey') return [{ apiKey: [] }];
   if (route.auth === 'admin') return [{ adminKey: [] }];
   return [];
@@ -60,7 +64,7 @@ const rateLimitHeaders = {
   },
 };
 
-function operation(route: RouteDefinition): JsonSchema {
+function operation(route: RouteDefinition, options: OpenApiOptions): JsonSchema {
   const errorContent = { 'application/json': { schema: toSchema(errorBody, 'output') } };
   const headers = drawsTokens(route) ? { headers: rateLimitHeaders } : {};
   const responses: Record<string, JsonSchema> = {};
@@ -95,7 +99,7 @@ function operation(route: RouteDefinition): JsonSchema {
     operationId: route.id,
     summary: route.summary,
     tags: [route.tag],
-    security: security(route),
+    security: security(route, options),
     parameters: parameters(route),
     ...(route.request?.body
       ? {
@@ -109,12 +113,25 @@ function operation(route: RouteDefinition): JsonSchema {
   };
 }
 
-export function openApiDocument(): JsonSchema {
+export interface OpenApiOptions {
+  /** SSO_ENABLED: the management and log routes also take an ID token. */
+  singleSignOn?: boolean;
+}
+
+const idTokenScheme = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description:
+    "An ID token of the service's identity provider (Authorization: Bearer); its email claim names the user",
+};
+
+export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
   components = {};
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes as readonly RouteDefinition[]) {
     paths[route.path] ??= {};
-    paths[route.path][route.method.toLowerCase()] = operation(route);
+    paths[route.path][route.method.toLowerCase()] = operation(route, options);
   }
   return {
     openapi: '3.1.0',
@@ -124,6 +141,7 @@ export function openApiDocument(): JsonSchema {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
         adminKey: { type: 'apiKey', in: 'header', name: 'x-admin-key' },
+        ...(options.singleSignOn ? { idToken: idTokenScheme } : {}),
       },
     },
     paths,

@@ -52,6 +52,15 @@ export function drawsTokens(route: RouteDefinition): boolean {
 }
 
 /**
+ * Whether a route also takes an identity provider's ID token (`Authorization: Bearer`) when single
+ * sign-on is on: the management and log routes, which a person uses. Runs (execute, and the manual
+ * run that spends like one) keep requiring an API key, as do the routes that take no key at all.
+ */
+export function acceptsIdToken(route: RouteDefinition): boolean {
+  return route.auth === 'apiKey' && route.rateLimit === undefined;
+}
+
+/**
  * What a route's function may touch: its own access, plus the limits table for every route that
  * can refuse an authentication (failures are counted per source address), and the limits kept on
  * user and organization items for every route that draws a token.

@@ -104,15 +104,18 @@ export class ApiStack extends Stack {
         id: 'AwsSolutions-APIG4',
         reason:
           'Authentication is part of the wire contract and is done in each handler: x-api-key (per-user keys ' +
-          'stored only as hashes in DynamoDB, also driving per-user rate limits) or x-admin-key (compared in ' +
+          'stored only as hashes in DynamoDB, also driving per-user rate limits), with single sign-on an ID ' +
+          'token of the user pool on the routes that take one, or x-admin-key (compared in ' +
           'constant time with the key in Secrets Manager); /api/health and /api/openapi.json are public by ' +
           'design. API Gateway API keys or IAM authorization cannot verify these keys.',
       },
       {
         id: 'AwsSolutions-COG4',
         reason:
-          'The API is called by programs with API keys (the public SDK sends x-api-key), not by Cognito users; ' +
-          'see AwsSolutions-APIG4 for how callers are authenticated.',
+          'The API is called by programs with API keys (the public SDK sends x-api-key), which a Cognito ' +
+          'authorizer would refuse. With single sign-on the handlers verify the user pool ID tokens themselves ' +
+          '(signature, issuer, audience, expiry; functions/http/route.ts), so one route serves both; see ' +
+          'AwsSolutions-APIG4 for how callers are authenticated.',
       },
     ]);
     const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');

@@ -8,10 +8,11 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { type RouteDefinition, routeAccess } from '../catalog/routes';
+import { acceptsIdToken, type RouteDefinition, routeAccess } from '../catalog/routes';
 import { edgeSecretEnvVar } from '../catalog/site';
 import { ServiceFunction } from './constructs/service-function';
 import { adminKeySecretEnvVar, type ServiceResources } from './service-resources';
+import type { IdTokenIssuer } from './sso-stack';
 
 export interface RouteFunctionsStackProps extends StackProps {
   readonly tag: string;
@@ -20,6 +21,8 @@ export interface RouteFunctionsStackProps extends StackProps {
   readonly adminKeySecret: secretsmanager.ISecret;
   /** Every route counts requests per source address, which behind the form site needs this secret. */
   readonly edgeSecret: secretsmanager.ISecret;
+  /** With single sign-on: the user pool whose ID tokens the routes that take one accept. */
+  readonly idTokenIssuer?: IdTokenIssuer;
 }
 
 export class RouteFunctionsStack extends Stack {
@@ -44,7 +47,17 @@ export class RouteFunctionsStack extends Stack {
         props.adminKeySecret.grantRead(fn.function);
         fn.function.addEnvironment(adminKeySecretEnvVar, props.adminKeySecret.secretArn);
       }
+      if (props.idTokenIssuer) withSingleSignOn(fn, route, props.idTokenIssuer);
       this.functions[route.id] = fn;
     }
   }
+}
+
+/** The switch, and the provider for the routes that take its tokens; the OpenAPI route describes them. */
+function withSingleSignOn(fn: ServiceFunction, route: RouteDefinition, issuer: IdTokenIssuer): void {
+  if (acceptsIdToken(route)) {
+    fn.function.addEnvironment('OIDC_ISSUER', issuer.issuer);
+    fn.function.addEnvironment('OIDC_AUDIENCE', issuer.audience);
+  }
+  if (acceptsIdToken(route) || route.id === 'getOpenApi') fn.function.addEnvironment('SSO_ENABLED', 'true');
 }

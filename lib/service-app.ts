@@ -7,6 +7,7 @@
  *   WorkflowRoutes<Tag>   the route functions of one route-table tag (one stack per tag)
  *   WorkflowApi           REST API, stage, resources, methods, invoke permissions
  *   WorkflowSite          form pages: site bucket, CloudFront distribution (/form/* app, /api/* API)
+ *   WorkflowSso           with single sign-on only: Cognito user pool, identity providers, app client
  */
 import { type App, Aspects, type StackProps } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -16,12 +17,15 @@ import { DataStack, pascal } from './data-stack';
 import { ExecutionStack } from './execution-stack';
 import { RouteFunctionsStack } from './route-functions-stack';
 import { SiteStack } from './site-stack';
+import { ssoConfigOf } from './sso-config';
+import { SsoStack } from './sso-stack';
 
 export const stackNames = {
   data: 'WorkflowData',
   execution: 'WorkflowExecution',
   api: 'WorkflowApi',
   site: 'WorkflowSite',
+  sso: 'WorkflowSso',
   routes: (tag: string) =>
     `WorkflowRoutes${tag
       .split(/[^a-zA-Z0-9]+/)
@@ -35,6 +39,8 @@ export interface ServiceStacks {
   routes: Record<string, RouteFunctionsStack>;
   api: ApiStack;
   site: SiteStack;
+  /** Present when the deployment switches single sign-on on (lib/sso-config.ts). */
+  sso?: SsoStack;
 }
 
 /**
@@ -49,6 +55,8 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
     deadLetterQueues: data.deadLetterQueues,
   });
   const resources = { ...data.resources, stateMachines: execution.stateMachines };
+  const ssoConfig = ssoConfigOf(app.node);
+  const sso = ssoConfig && new SsoStack(app, stackNames.sso, { ...props, config: ssoConfig });
 
   const byTag = new Map<string, RouteDefinition[]>();
   for (const route of routes as readonly RouteDefinition[]) {
@@ -63,6 +71,7 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
       resources,
       adminKeySecret: data.adminKeySecret,
       edgeSecret: data.edgeSecret,
+      idTokenIssuer: sso?.idTokenIssuer,
     });
   }
 
@@ -82,5 +91,5 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
   });
 
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
-  return { data, execution, routes: routeStacks, api, site };
+  return { data, execution, routes: routeStacks, api, site, ...(sso ? { sso } : {}) };
 }

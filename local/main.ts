@@ -1,4 +1,5 @@
 /** `npm start`: the service on http://localhost:3000 with demo data. */
+import { readSwitches } from '../core/config/switches';
 import { startLocalService } from './service';
 import { ensureDemoData } from './seed';
 
@@ -21,6 +22,11 @@ const lines = [
   `Demo workspace: ${demo.workspaceId}`,
   `Demo form (open it in a browser): ${demo.formUrl}`,
   `Key of stored secrets: ${process.env.ENVIRONMENT_KEY_FILE} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
+  ...(readSwitches().ssoEnabled
+    ? [
+        `Single sign-on: management and log routes also take ID tokens of ${process.env.OIDC_ISSUER} (Authorization: Bearer)`,
+      ]
+    : []),
   process.env.SMTP_URL
     ? 'Notification e-mail goes through SMTP_URL'
     : `Notification e-mail (no SMTP_URL) and unreachable chat messages are written to ${process.env.NOTIFICATION_OUTBOX_DIR}`,

@@ -7,7 +7,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { readSwitches } from '../core/config/switches';
 import { forgetAdminKey } from '../functions/http/admin-key';
+import { idTokenVerifier } from '../functions/wiring/identity';
 import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
@@ -52,6 +54,8 @@ async function adminKeyFor(dataDir: string, given: string | undefined): Promise<
 }
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  // Settings that cannot work are refused at start, not at a user's first request.
+  if (readSwitches().ssoEnabled) idTokenVerifier();
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const adminKey = await adminKeyFor(dataDir, options.adminKey ?? process.env.ADMIN_API_KEY);

@@ -67,6 +67,8 @@ export interface IdentityStore {
   /** Throws ConflictError when the e-mail address is taken. */
   createUser(user: User): Promise<void>;
   getUser(userId: string): Promise<User | undefined>;
+  /** The user who holds this e-mail address, compared trimmed and lowercased (e-mails are unique). */
+  findUserByEmail(email: string): Promise<User | undefined>;
   /** The user after the change, or undefined when there is no such user. */
   updateUserLimits(userId: string, patch: LimitsPatch): Promise<User | undefined>;
   /** Records the user's organization; ConflictError when the user belongs to another one already. */

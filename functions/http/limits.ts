@@ -118,10 +118,21 @@ export async function authenticateAndAdmit(
     planHints.delete(apiKey.userId);
   }
   const principal = await principalOf(identityDeps(), apiKey);
+  await admitPrincipal(route, principal, headers, limits);
+  return principal;
+}
+
+/** Draws the token of a request whose user is known already (read with its limits): an ID token's. */
+export async function admitPrincipal(
+  route: RouteDefinition,
+  principal: Principal,
+  headers: Record<string, string>,
+  limits: RequestLimits,
+): Promise<void> {
+  const deps = limitsDeps();
   rememberPlan(principal.user);
   const owner = await limitOwnerOf(deps, principal.user);
-  record(limits, await admitOwner(deps, owner, bucket, baseChargePerRunInUsd()));
-  return principal;
+  record(limits, await admitOwner(deps, owner, requestBucketOf(route, headers), baseChargePerRunInUsd()));
 }
 
 /** A webhook call draws from the async bucket of the webhook's owner. */

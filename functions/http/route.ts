@@ -7,12 +7,21 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod';
-import { findRoute, type RouteDefinition, type RouteId, type routes } from '../../catalog/routes';
-import { ValidationError } from '../../core/errors';
+import {
+  acceptsIdToken,
+  findRoute,
+  type RouteDefinition,
+  type RouteId,
+  type routes,
+} from '../../catalog/routes';
+import { readSwitches } from '../../core/config/switches';
+import { UnauthorizedError, ValidationError } from '../../core/errors';
+import { bearerTokenOf, principalOfIdToken } from '../../core/identity/id-tokens';
 import { findApiKey, type Principal } from '../../core/identity/service';
-import { identityDeps } from '../wiring/identity';
+import { identityDeps, idTokenVerifier } from '../wiring/identity';
 import { requireAdminKey } from './admin-key';
 import {
+  admitPrincipal,
   authenticateAndAdmit,
   countFailedAuthentication,
   RequestLimits,
@@ -116,12 +125,36 @@ async function authorize(
     return undefined;
   }
   if (route.auth === 'apiKey') {
-    const apiKey = await findApiKey(identityDeps(), headers['x-api-key']);
-    const principal = await authenticateAndAdmit(route, apiKey, headers, limits);
+    const principal = await authenticate(route, headers, limits);
     logger.appendKeys({ userId: principal.user.id });
     return principal;
   }
   return undefined;
+}
+
+/**
+ * An API key, or (single sign-on on, a route that takes one, no key sent) an ID token; either way
+ * the request draws from its user's bucket.
+ */
+async function authenticate(
+  route: RouteDefinition,
+  headers: Record<string, string>,
+  limits: RequestLimits,
+): Promise<Principal> {
+  const idToken = bearerTokenOf(headers.authorization);
+  const takesIdToken = readSwitches().ssoEnabled && acceptsIdToken(route);
+  if (takesIdToken && idToken && !headers['x-api-key']) {
+    const principal = await principalOfIdToken(identityDeps(), idTokenVerifier(), idToken);
+    await admitPrincipal(route, principal, headers, limits);
+    return principal;
+  }
+  if (takesIdToken && !headers['x-api-key']) {
+    throw new UnauthorizedError(
+      'Missing credentials: send an API key in the x-api-key header or an ID token in Authorization: Bearer',
+    );
+  }
+  const apiKey = await findApiKey(identityDeps(), headers['x-api-key']);
+  return authenticateAndAdmit(route, apiKey, headers, limits);
 }
 
 function jsonBodyOf(event: APIGatewayProxyEvent, headers: Record<string, string>): unknown {

@@ -1,10 +1,17 @@
 import { openApiDocument } from '../../catalog/openapi';
+import { readSwitches } from '../../core/config/switches';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 
-let document: ReturnType<typeof openApiDocument> | undefined;
+/** Built once per process for each setting of the switch it depends on. */
+const documents = new Map<boolean, ReturnType<typeof openApiDocument>>();
 
 export const handler = httpRoute('getOpenApi', async () => {
-  document ??= openApiDocument();
+  const singleSignOn = readSwitches().ssoEnabled;
+  let document = documents.get(singleSignOn);
+  if (!document) {
+    document = openApiDocument({ singleSignOn });
+    documents.set(singleSignOn, document);
+  }
   return ok(document);
 });

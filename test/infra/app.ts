@@ -29,22 +29,30 @@ export interface SynthesizedApp {
   byStack(stack: Stack): SynthesizedStack;
 }
 
-let cached: SynthesizedApp | undefined;
+const cached = new Map<string, SynthesizedApp>();
 
-export function synthesizeApp(): SynthesizedApp {
-  if (cached) return cached;
+/** The app of cdk.json's context plus `context` (a deployment's `-c` values), synthesized once each. */
+export function synthesizeApp(context: Record<string, unknown> = {}): SynthesizedApp {
+  const key = JSON.stringify(context);
+  const found = cached.get(key);
+  if (found) return found;
   const cdkJson = JSON.parse(readFileSync(fromProjectRoot('cdk.json'), 'utf8')) as {
     context?: Record<string, unknown>;
   };
   // An empty list of bundling stacks: no stack matches, so no NodejsFunction runs esbuild.
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { ...cdkJson.context, ...context, 'aws:cdk:bundling-stacks': [] } });
   const stacks = createServiceApp(app);
-  const all = [stacks.data, stacks.execution, ...Object.values(stacks.routes), stacks.api, stacks.site].map(
-    (stack) => {
-      const template = Template.fromStack(stack);
-      return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource> };
-    },
-  );
+  const everyStack = [
+    stacks.data,
+    stacks.execution,
+    ...Object.values(stacks.routes),
+    stacks.api,
+    stacks.site,
+  ];
+  const all = [...everyStack, ...(stacks.sso ? [stacks.sso] : [])].map((stack) => {
+    const template = Template.fromStack(stack);
+    return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource> };
+  });
   const synthesized: SynthesizedApp = {
     app,
     stacks,
@@ -55,7 +63,7 @@ export function synthesizeApp(): SynthesizedApp {
       return found;
     },
   };
-  cached = synthesized;
+  cached.set(key, synthesized);
   return synthesized;
 }
 

@@ -43,6 +43,7 @@ export interface TestService {
 
 export interface Tenant {
   userId: string;
+  email: string;
   workspaceId: string;
   apiKey: string;
   call: <T = any>(method: string, path: string, body?: unknown) => Promise<Answer<T>>;
@@ -65,8 +66,9 @@ export function makeClient(service: LocalService): TestService {
     as,
     async newTenant(name, fields = {}) {
       counter += 1;
+      const email = `${name}-${counter}-${Date.now()}@example.com`;
       const user = await admin('POST', '/api/v1/admin/users', {
-        email: `${name}-${counter}-${Date.now()}@example.com`,
+        email,
         name,
         ...fields,
       });
@@ -77,6 +79,7 @@ export function makeClient(service: LocalService): TestService {
       });
       return {
         userId: user.body.data.id,
+        email,
         workspaceId: workspace.body.data.id,
         apiKey: key.body.data.key,
         call: as(key.body.data.key),
