@@ -3,12 +3,26 @@
  * member's role and removing a member. The operator (admin API) acts without a principal; a user
  * (management API) acts through their role in the organization.
  */
+import type { Switches } from '../config/switches';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import { roleMeets } from './access';
 import type { IdentityDeps, Principal } from './service';
 import type { Organization, OrganizationMembership, OrganizationRole, Workspace } from './types';
 
 export type OrganizationView = Organization & { role: OrganizationRole };
+
+/**
+ * The users' side of organizations (reading them, managing members, organization workspaces,
+ * invitations) is there only with ORGANIZATIONS_ENABLED (or ACCESS_CONTROL_ENABLED). The admin
+ * API keeps its organization operations either way: it is how an operator manages membership.
+ */
+export function requireOrganizationsEnabled(switches: Pick<Switches, 'organizationsEnabled'>): void {
+  if (!switches.organizationsEnabled) {
+    throw new ForbiddenError(
+      'Organizations are turned off on this deployment: the operator sets ORGANIZATIONS_ENABLED=true to use them',
+    );
+  }
+}
 
 /**
  * The caller's membership of the organization: a non-member gets the same 404 as for an

@@ -190,13 +190,13 @@ async function administeredOrganizationWorkspaces(deps: IdentityDeps, user: User
   return deps.store.listOrganizationWorkspaces(user.organizationId);
 }
 
-/** The members of a workspace, for anyone who may read it (organization admins included). */
+/** The members of a workspace: for the operator, or for a caller with `needed` on it. */
 export async function listWorkspaceMembers(
   deps: IdentityDeps,
-  principal: Principal | undefined,
+  caller: { principal: Principal; needed: WorkspacePermission } | undefined,
   workspaceId: string,
 ): Promise<WorkspaceMembership[]> {
-  if (principal) await requireWorkspaceAccess(deps.store, principal.user.id, workspaceId, 'read');
+  if (caller) await requireWorkspaceAccess(deps.store, caller.principal.user.id, workspaceId, caller.needed);
   else if (!(await deps.store.getWorkspace(workspaceId))) {
     throw new NotFoundError(`Workspace ${workspaceId} not found`);
   }
