@@ -221,7 +221,7 @@ describe('management API: organizations', () => {
     // Assess
     expect(byMember.status).toBe(403);
     expect(byMember.body.error).toContain('admin role');
-    expect(byAdmin.status).toBe(201);
+    expect(byAdmin.status).toBe(200);
     expect(byAdmin.body.data.role).toBe('admin');
     expect(removeOwner.status).toBe(400);
     expect(removed.status).toBe(200);
