@@ -43,6 +43,7 @@ export interface TestService {
 
 export interface Tenant {
   userId: string;
+  email: string;
   workspaceId: string;
   apiKey: string;
   call: <T = any>(method: string, path: string, body?: unknown) => Promise<Answer<T>>;
@@ -77,6 +78,7 @@ export function makeClient(service: LocalService): TestService {
       });
       return {
         userId: user.body.data.id,
+        email: user.body.data.email,
         workspaceId: workspace.body.data.id,
         apiKey: key.body.data.key,
         call: as(key.body.data.key),
