@@ -40,7 +40,8 @@ export const createWorkspaceInvitationBody = z.object({
   permissions: workspacePermission.default('read'),
 });
 export const acceptInvitationBody = z.object({ token: z.string().min(1).max(1000) });
-export const invitationIdParams = z.object({ invitationId: id });
+export const organizationInvitationParams = z.object({ orgId: id, invitationId: id });
+export const workspaceInvitationParams = z.object({ workspaceId: id, invitationId: id });
 
 export const acceptedInvitation = z
   .object({

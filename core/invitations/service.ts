@@ -162,27 +162,37 @@ export async function listWorkspaceInvitations(
   return (await deps.invitations.listForWorkspace(workspaceId)).map(view);
 }
 
-/** Whoever may invite into the invitation's organization or workspace may revoke it while pending. */
-export async function revokeInvitation(
+/** Revokes a pending invitation into the organization, for a caller with the `needed` role in it. */
+export async function revokeOrganizationInvitation(
   deps: InvitationDeps,
   principal: Principal,
-  invitationId: string,
+  input: { organizationId: string; invitationId: string },
+  needed: OrganizationRole = 'admin',
 ): Promise<InvitationView> {
   requireInvitationsOn(deps.switches);
+  await requireOrganizationRole(deps.identity, principal, input.organizationId, needed);
+  return revoke(deps, input.invitationId, (invitation) => invitation.organizationId === input.organizationId);
+}
+
+/** Revokes a pending invitation into the workspace, for a caller with `needed` permission on it. */
+export async function revokeWorkspaceInvitation(
+  deps: InvitationDeps,
+  principal: Principal,
+  input: { workspaceId: string; invitationId: string },
+  needed: WorkspacePermission = 'admin',
+): Promise<InvitationView> {
+  requireInvitationsOn(deps.switches);
+  await requireWorkspaceAccess(deps.identity.store, principal.user.id, input.workspaceId, needed);
+  return revoke(deps, input.invitationId, (invitation) => invitation.workspaceId === input.workspaceId);
+}
+
+async function revoke(
+  deps: InvitationDeps,
+  invitationId: string,
+  belongs: (invitation: Invitation) => boolean,
+): Promise<InvitationView> {
   const invitation = await deps.invitations.find(invitationId);
-  const notFound = `Invitation ${invitationId} not found`;
-  if (!invitation) throw new NotFoundError(notFound);
-  if (invitation.organizationId) {
-    await requireOrganizationRole(deps.identity, principal, invitation.organizationId, 'admin');
-  } else if (invitation.workspaceId) {
-    await requireWorkspaceAccess(
-      deps.identity.store,
-      principal.user.id,
-      invitation.workspaceId,
-      'admin',
-      notFound,
-    );
-  }
+  if (!invitation || !belongs(invitation)) throw new NotFoundError(`Invitation ${invitationId} not found`);
   const revoked = await deps.invitations.settle(invitationId, { status: 'revoked' });
   if (!revoked) throw new ConflictError(`Invitation ${invitationId} is ${invitation.status} already`);
   return view(revoked);

@@ -145,14 +145,20 @@ describe('invitations', () => {
     );
 
     // Act
-    const revoked = await owner.call('DELETE', `/api/invitations/${invitation.id}`);
-    const byGrace = await grace.call('DELETE', `/api/invitations/${invitation.id}`);
+    const path = `/api/workspaces/${owner.workspaceId}/invitations/${invitation.id}`;
+    const byGrace = await grace.call('DELETE', path);
+    const elsewhere = await grace.call(
+      'DELETE',
+      `/api/workspaces/${grace.workspaceId}/invitations/${invitation.id}`,
+    );
+    const revoked = await owner.call('DELETE', path);
     const accepted = await grace.call('POST', '/api/invitations/accept', { token });
 
     // Assess
     expect(revoked.status).toBe(200);
     expect(revoked.body.data.status).toBe('revoked');
     expect(byGrace.status).toBe(404);
+    expect(elsewhere.status).toBe(404);
     expect(accepted.status).toBe(404);
   });
 

@@ -6,7 +6,7 @@ import {
   type InvitationDeps,
   inviteToOrganization,
   inviteToWorkspace,
-  revokeInvitation,
+  revokeOrganizationInvitation,
 } from '../../../core/invitations/service';
 import { allowAllInvitations } from '../../../core/invitations/types';
 import { MemoryEmail, MemoryIdentity, MemoryInvitations } from './fakes';
@@ -211,7 +211,7 @@ describe('accepting', () => {
       role: 'member',
     });
     const token = email.lastToken();
-    await revokeInvitation(deps, owner, invitation.id);
+    await revokeOrganizationInvitation(deps, owner, { organizationId: 'org_1', invitationId: invitation.id });
 
     // Act
     const refusal = acceptInvitation(deps, grace, token);
