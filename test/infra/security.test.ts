@@ -234,7 +234,7 @@ describe('cdk-nag AwsSolutions', () => {
   // Reading every stack's annotations takes about a second per route function on a small machine.
   const annotationsTimeoutInMs = 180_000;
 
-  it('reports no unsuppressed errors in any stack', () => {
+  it('reports no unsuppressed errors in any stack', { timeout: annotationsTimeoutInMs }, () => {
     for (const { stack } of all) {
       const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
       expect(
@@ -242,7 +242,7 @@ describe('cdk-nag AwsSolutions', () => {
         stack.stackName,
       ).toEqual([]);
     }
-  }, annotationsTimeoutInMs);
+  });
 
   it('every suppression is a known rule with a reason that explains it', () => {
     const reviewed = new Set([
