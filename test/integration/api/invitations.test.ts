@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { anOrganization } from '../../support/organizations';
 import { decodeQuotedPrintable, filesIn } from '../../support/outbox';
-import { type Tenant, type TestService, useLocalService } from '../../support/service';
+import { useLocalService } from '../../support/service';
 import { until } from '../../support/wait';
 
 const service = useLocalService();
@@ -29,14 +30,6 @@ async function invitedBy(send: () => Promise<{ status: number; body: any }>) {
   const token = /"token": "([^"]+)"/.exec(message)?.[1];
   if (!token) throw new Error(`No token in the e-mail:\n${message}`);
   return { invitation: answer.body.data, message, token };
-}
-
-async function anOrganization(client: TestService, owner: Tenant): Promise<string> {
-  const created = await client.admin('POST', '/api/v1/admin/organizations', {
-    name: 'Engines',
-    ownerId: owner.userId,
-  });
-  return created.body.data.id;
 }
 
 describe('invitations', () => {
@@ -117,11 +110,7 @@ describe('invitations', () => {
       userId: writer.userId,
       permissions: 'write',
     });
-    const organizationId = await anOrganization(client, owner);
-    await client.admin('POST', `/api/v1/admin/organizations/${organizationId}/members`, {
-      userId: writer.userId,
-      role: 'member',
-    });
+    const organizationId = await anOrganization(client, owner, [[writer, 'member']]);
 
     // Act
     const intoWorkspace = await writer.call('POST', `/api/workspaces/${owner.workspaceId}/invitations`, {

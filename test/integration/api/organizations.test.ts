@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { anOrganization } from '../../support/organizations';
 import { type Tenant, type TestService, useLocalService } from '../../support/service';
 
 const service = useLocalService();
@@ -24,20 +25,10 @@ async function aTeam(client: TestService): Promise<Team> {
   const [owner, admin, member, outsider] = await Promise.all(
     ['owner', 'admin', 'member', 'outsider'].map((name) => client.newTenant(name)),
   );
-  const organization = await client.admin('POST', '/api/v1/admin/organizations', {
-    name: 'Engines',
-    ownerId: owner.userId,
-  });
-  const organizationId = organization.body.data.id;
-  for (const [tenant, role] of [
+  const organizationId = await anOrganization(client, owner, [
     [admin, 'admin'],
     [member, 'member'],
-  ] as const) {
-    await client.admin('POST', `/api/v1/admin/organizations/${organizationId}/members`, {
-      userId: tenant.userId,
-      role,
-    });
-  }
+  ]);
   return { organizationId, owner, admin, member, outsider };
 }
 

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type RouteDefinition, type RoutePermission, routes } from '../../../catalog/routes';
 import type { WorkspacePermission } from '../../../core/identity/types';
+import { anOrganization } from '../../support/organizations';
 import {
   deployedWorkflow,
   finishedJob,
@@ -205,21 +206,11 @@ describe('route permissions', () => {
         const [owner, admin, member, other, outsider] = await Promise.all(
           ['owner', 'org-admin', 'org-member', 'other', 'outsider'].map((name) => client.newTenant(name)),
         );
-        const organization = await client.admin('POST', '/api/v1/admin/organizations', {
-          name: 'Engines',
-          ownerId: owner.userId,
-        });
-        const organizationId = organization.body.data.id;
-        for (const [tenant, role] of [
+        const organizationId = await anOrganization(client, owner, [
           [admin, 'admin'],
           [member, 'member'],
           [other, 'member'],
-        ] as const) {
-          await client.admin('POST', `/api/v1/admin/organizations/${organizationId}/members`, {
-            userId: tenant.userId,
-            role,
-          });
-        }
+        ]);
         const invitation = await owner.call('POST', `/api/organizations/${organizationId}/invitations`, {
           email: 'invited@example.com',
         });

@@ -47,18 +47,18 @@ async function anOrganization(owner: User): Promise<Organization> {
   return organization;
 }
 
+async function join(organization: Organization, user: User, role: 'admin' | 'member'): Promise<void> {
+  await store.setUserOrganization(user.id, organization.id);
+  await store.putOrganizationMembership({ organizationId: organization.id, userId: user.id, role });
+}
+
 describe('DynamoIdentityStore organizations', () => {
   it('lists the members of an organization and of a workspace by their partitions', async () => {
     // Prepare
     const owner = await aUser();
     const member = await aUser();
     const organization = await anOrganization(owner);
-    await store.setUserOrganization(member.id, organization.id);
-    await store.putOrganizationMembership({
-      organizationId: organization.id,
-      userId: member.id,
-      role: 'member',
-    });
+    await join(organization, member, 'member');
     const workspace: Workspace = {
       id: newId('ws'),
       name: 'Research',
@@ -141,12 +141,7 @@ describe('DynamoIdentityStore organizations', () => {
     const owner = await aUser();
     const member = await aUser();
     const organization = await anOrganization(owner);
-    await store.setUserOrganization(member.id, organization.id);
-    await store.putOrganizationMembership({
-      organizationId: organization.id,
-      userId: member.id,
-      role: 'admin',
-    });
+    await join(organization, member, 'admin');
 
     // Act
     const removed = await store.removeOrganizationMember(organization.id, member.id);
