@@ -1,7 +1,7 @@
 /** Identity use cases: users, API keys, workspaces, organizations and their members. */
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import { newId } from '../ids';
-import { organizationRolesWithWorkspaceAdmin, requireWorkspaceAccess } from './access';
+import { organizationRolesWithWorkspaceAdmin, requireWorkspaceAccess, workspaceAccessOf } from './access';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './api-keys';
 import type {
   ApiKeyRecord,
@@ -208,7 +208,9 @@ export async function getWorkspace(
   principal: Principal,
   workspaceId: string,
 ): Promise<WorkspaceView> {
-  const membership = await requireWorkspaceAccess(deps.store, principal.user.id, workspaceId, 'read');
+  // The highest permission the caller has, an organization admin's included.
+  const membership = await workspaceAccessOf(deps.store, principal.user.id, workspaceId, 'admin');
+  if (!membership) throw new NotFoundError('Workspace not found');
   const workspace = await deps.store.getWorkspace(workspaceId);
   if (!workspace) throw new NotFoundError('Workspace not found');
   return { ...workspace, permissions: membership.permissions };

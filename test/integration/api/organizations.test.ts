@@ -252,6 +252,30 @@ describe('management API: organizations', () => {
     );
   });
 
+  it('gives an organization admin who is also a read member of a workspace admin there, secret values included', async () => {
+    // Prepare
+    const client = service.get();
+    const team = await aTeam(client);
+    const created = await team.member.call('POST', '/api/workspaces', {
+      name: 'Owned by a member',
+      organizationId: team.organizationId,
+    });
+    const workspaceId = created.body.data.id;
+    await client.admin('POST', `/api/v1/admin/workspaces/${workspaceId}/members`, {
+      userId: team.admin.userId,
+      permissions: 'read',
+    });
+    await team.member.call('PUT', `/api/workspaces/${workspaceId}/environment/TOKEN`, { value: 'sk-secret' });
+
+    // Act
+    const workspace = await team.admin.call('GET', `/api/workspaces/${workspaceId}`);
+    const environment = await team.admin.call('GET', `/api/workspaces/${workspaceId}/environment`);
+
+    // Assess
+    expect(workspace.body.data.permissions).toBe('admin');
+    expect(environment.body.data).toEqual([expect.objectContaining({ name: 'TOKEN', value: 'sk-secret' })]);
+  });
+
   it("removes a removed member's memberships of the organization's workspaces they do not own", async () => {
     // Prepare
     const client = service.get();
