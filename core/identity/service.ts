@@ -284,6 +284,11 @@ export async function addOrganizationMember(
       { path: 'role', message: 'The owner must stay owner' },
     ]);
   }
+  if (organization.ownerId !== input.userId && input.role === 'owner') {
+    throw new ValidationError('The organization has one owner, set when it was created', [
+      { path: 'role', message: 'Give admin or member' },
+    ]);
+  }
   await deps.store.setUserOrganization(input.userId, input.organizationId);
   await deps.store.putOrganizationMembership(input);
   return input;

@@ -78,6 +78,7 @@ describe('admin API: organizations', () => {
     const toOwner = await client.admin('PATCH', `${base}/${team.member.userId}`, { role: 'owner' });
     const demoteOwner = await client.admin('PATCH', `${base}/${team.owner.userId}`, { role: 'member' });
     const stranger = await client.admin('PATCH', `${base}/${team.outsider.userId}`, { role: 'admin' });
+    const secondOwner = await client.admin('POST', base, { userId: team.outsider.userId, role: 'owner' });
 
     // Assess
     expect(promoted.status).toBe(200);
@@ -86,6 +87,8 @@ describe('admin API: organizations', () => {
     expect(toOwner.body.details[0].path).toBe('role');
     expect(demoteOwner.status).toBe(400);
     expect(stranger.status).toBe(404);
+    expect(secondOwner.status).toBe(400);
+    expect(secondOwner.body.details[0].path).toBe('role');
   });
 
   it('removes a member, who may then join another organization; never the owner', async () => {
