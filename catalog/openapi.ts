@@ -96,6 +96,8 @@ function operation(route: RouteDefinition): JsonSchema {
     summary: route.summary,
     tags: [route.tag],
     security: security(route),
+    // Who may call it (RoutePermission in catalog/routes.ts): a workspace level, an organization role, ...
+    'x-permission': route.permission,
     parameters: parameters(route),
     ...(route.request?.body
       ? {
