@@ -100,6 +100,8 @@ function operation(route: RouteDefinition, options: OpenApiOptions): JsonSchema 
     summary: route.summary,
     tags: [route.tag],
     security: security(route, options),
+    // Who may call it (RoutePermission in catalog/routes.ts): a workspace level, an organization role, ...
+    'x-permission': route.permission,
     parameters: parameters(route),
     ...(route.request?.body
       ? {

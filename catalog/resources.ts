@@ -229,6 +229,11 @@ export const secrets = {
     local: { fileName: 'log-cursor.key', envVar: 'LOG_CURSOR_KEY_FILE' },
     description: 'Signs the log API cursors, so a tampered or foreign cursor is refused',
   },
+  invitationToken: {
+    envVar: 'INVITATION_TOKEN_SECRET_ARN',
+    local: { fileName: 'invitation-token.key', envVar: 'INVITATION_TOKEN_KEY_FILE' },
+    description: 'Signs invitation tokens, so a forged or altered token is refused',
+  },
 } as const satisfies Record<string, SecretDefinition>;
 
 export type TableName = keyof typeof tables;

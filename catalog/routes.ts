@@ -8,10 +8,37 @@ import * as files from './file-schemas';
 import * as forms from './form-schemas';
 import * as notifications from './notification-schemas';
 import * as logs from './log-schemas';
+import { organizationRoutes } from './organization-routes';
 import * as s from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'none' | 'apiKey' | 'admin';
+
+/**
+ * Who may call a route, declared on every route (the field is required, so a new route cannot leave
+ * it out; test/integration/api/route-permissions.test.ts calls every workspace-scoped route as a
+ * non-member and as each permission level and holds the handlers to what is declared here):
+ * - `public`: anyone (`auth: 'none'`; forms and webhook calls check their own secrets).
+ * - `adminKey`: the operator, with the admin key (`auth: 'admin'`).
+ * - `self`: any user with an API key, acting on their own things (keys, usage, their workspaces).
+ * - `read` | `write` | `admin`: the least workspace permission on the workspace the request names
+ *   (a `workspaceId` in the path, query or body) or reaches through a resource (a workflow, form,
+ *   job or log entry). A non-member gets 404, a member with too little permission 403.
+ * - `organizationMember` | `organizationAdmin`: the least organization role on the organization in
+ *   the path (`admin` is met by `admin` and `owner`); a non-member gets 404.
+ */
+export type RoutePermission =
+  | 'public'
+  | 'adminKey'
+  | 'self'
+  | 'read'
+  | 'write'
+  | 'admin'
+  | 'organizationMember'
+  | 'organizationAdmin';
+
+/** The workspace permissions among the route permissions. */
+export const workspaceRoutePermissions = ['read', 'write', 'admin'] as const;
 
 export interface RouteDefinition {
   /** Unique id; also the Lambda's construct id and the OpenAPI operationId. */
@@ -22,6 +49,8 @@ export interface RouteDefinition {
   /** Module (relative to the repo root) whose `handler` export serves the route. */
   entry: string;
   auth: RouteAuth;
+  /** Who may call it; see RoutePermission. */
+  permission: RoutePermission;
   summary: string;
   tag: string;
   request?: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };
@@ -107,6 +136,7 @@ export const routes = [
     path: '/api/health',
     entry: 'functions/health/get.ts',
     auth: 'none',
+    permission: 'public',
     summary: 'Service health',
     tag: 'service',
     responses: { 200: { description: 'The service answers' } },
@@ -118,6 +148,7 @@ export const routes = [
     path: '/api/openapi.json',
     entry: 'functions/openapi/get.ts',
     auth: 'none',
+    permission: 'public',
     summary: 'This API as an OpenAPI 3.1 document',
     tag: 'service',
     responses: { 200: { description: 'OpenAPI document' } },
@@ -130,6 +161,7 @@ export const routes = [
     path: '/api/v1/admin/users',
     entry: 'functions/admin/create-user.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Create a user',
     tag: 'admin',
     request: { body: s.createUserBody },
@@ -142,6 +174,7 @@ export const routes = [
     path: '/api/v1/admin/users/{userId}',
     entry: 'functions/admin/update-user.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary:
       "Change a user's plan or usage limit (USD a month; null returns to the plan's); applies from the next request",
     tag: 'admin',
@@ -155,6 +188,7 @@ export const routes = [
     path: '/api/v1/admin/users/{userId}/api-keys',
     entry: 'functions/admin/create-api-key.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Create an API key for a user; the key is shown once',
     tag: 'admin',
     request: { params: s.userIdParams, body: s.createApiKeyBody },
@@ -167,6 +201,7 @@ export const routes = [
     path: '/api/v1/admin/workspaces',
     entry: 'functions/admin/create-workspace.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Create a workspace owned by a user',
     tag: 'admin',
     request: { body: s.createWorkspaceAdminBody },
@@ -179,6 +214,7 @@ export const routes = [
     path: '/api/v1/admin/workflows/import',
     entry: 'functions/admin/import-workflow.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Import a workflow graph into a workspace, optionally deploying it',
     tag: 'admin',
     request: { body: s.importWorkflowBody },
@@ -191,6 +227,7 @@ export const routes = [
     path: '/api/v1/admin/organizations',
     entry: 'functions/admin/create-organization.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Create an organization',
     tag: 'admin',
     request: { body: s.createOrganizationBody },
@@ -203,6 +240,7 @@ export const routes = [
     path: '/api/v1/admin/organizations/{orgId}',
     entry: 'functions/admin/update-organization.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: "Change an organization's plan or usage limit; it applies to members whose own plan ranks lower",
     tag: 'admin',
     request: { params: s.organizationIdParams, body: s.updateLimitsBody },
@@ -215,6 +253,7 @@ export const routes = [
     path: '/api/v1/admin/organizations/{orgId}/members',
     entry: 'functions/admin/add-organization-member.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Add a member to an organization, or change their role',
     tag: 'admin',
     request: { params: s.organizationIdParams, body: s.addOrganizationMemberBody },
@@ -227,6 +266,7 @@ export const routes = [
     path: '/api/v1/admin/workspaces/{workspaceId}/members',
     entry: 'functions/admin/add-workspace-member.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Add a member to a workspace, or change their permissions',
     tag: 'admin',
     request: { params: s.workspaceIdParams, body: s.addWorkspaceMemberBody },
@@ -239,6 +279,7 @@ export const routes = [
     path: '/api/v1/admin/workspaces/{workspaceId}/members',
     entry: 'functions/admin/remove-workspace-member.ts',
     auth: 'admin',
+    permission: 'adminKey',
     summary: 'Remove a member from a workspace',
     tag: 'admin',
     request: { params: s.workspaceIdParams, query: s.removeWorkspaceMemberQuery },
@@ -252,6 +293,7 @@ export const routes = [
     path: '/api/users/me/usage-limits',
     entry: 'functions/usage/get.ts',
     auth: 'apiKey',
+    permission: 'self',
     summary: "The caller's execution rate limits and this month's usage against the usage limit",
     tag: 'usage',
     responses: { 200: { description: 'Usage limits (no data wrapper)', body: s.usageLimits } },
@@ -263,6 +305,7 @@ export const routes = [
     path: '/api/users/me/api-keys',
     entry: 'functions/api-keys/list.ts',
     auth: 'apiKey',
+    permission: 'self',
     summary: "The caller's API keys (never the keys themselves)",
     tag: 'api-keys',
     responses: { 200: { description: 'Keys', body: s.data(s.apiKey.array()) } },
@@ -274,6 +317,7 @@ export const routes = [
     path: '/api/users/me/api-keys',
     entry: 'functions/api-keys/create.ts',
     auth: 'apiKey',
+    permission: 'self',
     summary: 'Create an API key for the caller; the key is shown once',
     tag: 'api-keys',
     request: { body: s.createApiKeyBody },
@@ -286,6 +330,7 @@ export const routes = [
     path: '/api/users/me/api-keys/{keyId}',
     entry: 'functions/api-keys/delete.ts',
     auth: 'apiKey',
+    permission: 'self',
     summary: "Revoke one of the caller's API keys",
     tag: 'api-keys',
     request: { params: s.keyIdParams },
@@ -298,6 +343,7 @@ export const routes = [
     path: '/api/workspaces',
     entry: 'functions/workspaces/list.ts',
     auth: 'apiKey',
+    permission: 'self',
     summary: 'Workspaces the caller is a member of, with their permissions',
     tag: 'workspaces',
     responses: { 200: { description: 'Workspaces', body: s.data(s.workspace.array()) } },
@@ -309,6 +355,7 @@ export const routes = [
     path: '/api/workspaces',
     entry: 'functions/workspaces/create.ts',
     auth: 'apiKey',
+    permission: 'self',
     summary: 'Create a workspace; the caller becomes its owner with admin permissions',
     tag: 'workspaces',
     request: { body: s.createWorkspaceBody },
@@ -321,6 +368,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}',
     entry: 'functions/workspaces/get.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'One workspace',
     tag: 'workspaces',
     request: { params: s.workspaceIdParams },
@@ -333,6 +381,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/environment',
     entry: 'functions/environment/list.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'Environment variables of a workspace; values in clear only for members with write or admin',
     tag: 'environment',
     request: { params: s.workspaceIdParams },
@@ -345,6 +394,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/environment/{name}',
     entry: 'functions/environment/put.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Create or replace an environment variable (stored encrypted)',
     tag: 'environment',
     request: { params: s.environmentVariableParams, body: s.putEnvironmentVariableBody },
@@ -360,6 +410,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/environment/{name}',
     entry: 'functions/environment/delete.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Delete an environment variable',
     tag: 'environment',
     request: { params: s.environmentVariableParams },
@@ -372,6 +423,7 @@ export const routes = [
     path: '/api/workflows',
     entry: 'functions/workflows/list.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'Workflows of a workspace',
     tag: 'workflows',
     request: { query: s.listWorkflowsQuery },
@@ -384,6 +436,7 @@ export const routes = [
     path: '/api/workflows',
     entry: 'functions/workflows/create.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Create a workflow with a graph',
     tag: 'workflows',
     request: { body: s.createWorkflowBody },
@@ -396,6 +449,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}',
     entry: 'functions/workflows/get.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'One workflow with its current (not necessarily deployed) graph',
     tag: 'workflows',
     request: { params: s.workflowIdParams },
@@ -408,6 +462,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}',
     entry: 'functions/workflows/update.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Change name, description, folder or graph; a deployed workflow then needs redeployment',
     tag: 'workflows',
     request: { params: s.workflowIdParams, body: s.updateWorkflowBody },
@@ -420,6 +475,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}',
     entry: 'functions/workflows/delete.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Delete a workflow (its deployments stay for the execution log)',
     tag: 'workflows',
     request: { params: s.workflowIdParams },
@@ -433,6 +489,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/deploy',
     entry: 'functions/workflows/deploy.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Deploy the current graph as a new immutable snapshot',
     tag: 'workflows',
     request: { params: s.workflowIdParams },
@@ -446,6 +503,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/undeploy',
     entry: 'functions/workflows/undeploy.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Stop serving the deployed snapshot',
     tag: 'workflows',
     request: { params: s.workflowIdParams },
@@ -459,6 +517,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/status',
     entry: 'functions/workflows/status.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'Deployment status',
     tag: 'workflows',
     request: { params: s.workflowIdParams },
@@ -471,6 +530,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/execute',
     entry: 'functions/workflows/execute.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Run the deployed workflow and answer with its result',
     tag: 'execution',
     request: { params: s.workflowIdParams, body: s.executeBody },
@@ -497,6 +557,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/run',
     entry: 'functions/workflows/run.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Run the workflow by hand (trigger manual); draft runs the saved, undeployed graph',
     tag: 'execution',
     request: { params: s.workflowIdParams, body: s.runWorkflowBody },
@@ -519,6 +580,7 @@ export const routes = [
     path: '/api/jobs/{taskId}',
     entry: 'functions/jobs/get.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'Status of an asynchronous run',
     tag: 'execution',
     request: { params: s.taskIdParams },
@@ -531,6 +593,7 @@ export const routes = [
     path: '/api/jobs/{taskId}/cancel',
     entry: 'functions/jobs/cancel.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Cancel a queued or processing run',
     tag: 'execution',
     request: { params: s.taskIdParams },
@@ -550,6 +613,7 @@ export const routes = [
     path: '/api/v1/logs',
     entry: 'functions/logs/list.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary:
       "Query a workspace's log: filters, time order either way, signed cursors; a page is full unless the data ends or its read budget is spent",
     tag: 'logs',
@@ -563,6 +627,7 @@ export const routes = [
     path: '/api/v1/logs/executions/{executionId}',
     entry: 'functions/logs/execution.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'The graph a run executed (its deployment, or the draft it ran) and its metadata',
     tag: 'logs',
     request: { params: logs.executionIdParams },
@@ -575,6 +640,7 @@ export const routes = [
     path: '/api/v1/logs/{id}',
     entry: 'functions/logs/get.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'One log entry with its trace spans, final output and full cost',
     tag: 'logs',
     request: { params: logs.logIdParams },
@@ -588,6 +654,7 @@ export const routes = [
     path: '/api/files/upload-url',
     entry: 'functions/files/upload-url.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary:
       'A presigned URL to upload a file too large for a request body; pass the answered file as {name, url, type}',
     tag: 'files',
@@ -602,6 +669,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/notifications',
     entry: 'functions/notifications/create.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Subscribe a webhook to the completions of runs in the workspace (write permission)',
     tag: 'notifications',
     request: { params: s.workspaceIdParams, body: notifications.notificationBody },
@@ -614,6 +682,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/notifications',
     entry: 'functions/notifications/list.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: "The workspace's notification subscriptions",
     tag: 'notifications',
     request: { params: s.workspaceIdParams },
@@ -626,6 +695,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/notifications/{notificationId}',
     entry: 'functions/notifications/get.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'One notification subscription',
     tag: 'notifications',
     request: { params: notifications.notificationParams },
@@ -638,6 +708,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/notifications/{notificationId}',
     entry: 'functions/notifications/update.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Replace a subscription (a webhook secret left out is kept for the same URL)',
     tag: 'notifications',
     request: { params: notifications.notificationParams, body: notifications.notificationBody },
@@ -650,6 +721,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/notifications/{notificationId}',
     entry: 'functions/notifications/delete.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Remove a subscription; deliveries under way end as failed',
     tag: 'notifications',
     request: { params: notifications.notificationParams },
@@ -664,6 +736,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/notifications/{notificationId}/test',
     entry: 'functions/notifications/test.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Send a sample event to the subscription now',
     tag: 'notifications',
     request: { params: notifications.notificationParams },
@@ -680,6 +753,7 @@ export const routes = [
     path: '/api/workspaces/{workspaceId}/notifications/{notificationId}/deliveries',
     entry: 'functions/notifications/deliveries.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'The last 100 deliveries of a subscription, newest first, with every attempt',
     tag: 'notifications',
     request: { params: notifications.notificationParams },
@@ -693,6 +767,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/webhooks',
     entry: 'functions/webhooks/create.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Create a webhook trigger: a path that starts the workflow when called',
     tag: 'triggers',
     request: { params: s.workflowIdParams, body: s.createWebhookBody },
@@ -705,6 +780,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/webhooks',
     entry: 'functions/webhooks/list.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: "The workflow's webhook triggers",
     tag: 'triggers',
     request: { params: s.workflowIdParams },
@@ -717,6 +793,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/webhooks/{webhookId}',
     entry: 'functions/webhooks/delete.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Remove a webhook trigger',
     tag: 'triggers',
     request: { params: s.webhookParams },
@@ -729,6 +806,7 @@ export const routes = [
     path: '/api/webhooks/trigger/{path}',
     entry: 'functions/webhooks/trigger.ts',
     auth: 'none',
+    permission: 'public',
     summary: 'Start the workflow of a webhook trigger (signed or bearer when it has a secret)',
     tag: 'triggers',
     request: { params: s.webhookTriggerParams },
@@ -749,6 +827,7 @@ export const routes = [
     path: '/api/forms',
     entry: 'functions/forms/create.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Offer a workflow as a public form page (deploys the workflow when it is not deployed)',
     tag: 'forms',
     request: { body: forms.createFormBody },
@@ -762,6 +841,7 @@ export const routes = [
     path: '/api/forms',
     entry: 'functions/forms/list.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: "A workspace's forms",
     tag: 'forms',
     request: { query: forms.listFormsQuery },
@@ -774,6 +854,7 @@ export const routes = [
     path: '/api/forms/{formId}',
     entry: 'functions/forms/get.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: 'A form (its password only as hasPassword)',
     tag: 'forms',
     request: { params: forms.formIdParams },
@@ -786,6 +867,7 @@ export const routes = [
     path: '/api/forms/{formId}',
     entry: 'functions/forms/update.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Change a form; the members given replace its own',
     tag: 'forms',
     request: { params: forms.formIdParams, body: forms.updateFormBody },
@@ -799,6 +881,7 @@ export const routes = [
     path: '/api/forms/{formId}',
     entry: 'functions/forms/delete.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Remove a form; its identifier is free again',
     tag: 'forms',
     request: { params: forms.formIdParams },
@@ -811,6 +894,7 @@ export const routes = [
     path: '/api/form/{identifier}',
     entry: 'functions/forms/config.ts',
     auth: 'none',
+    permission: 'public',
     summary: "A form page's settings and fields (never its password or address list)",
     tag: 'forms',
     request: { params: forms.formIdentifierParams },
@@ -824,6 +908,7 @@ export const routes = [
     path: '/api/form/{identifier}',
     entry: 'functions/forms/submit.ts',
     auth: 'none',
+    permission: 'public',
     summary: "Submit a form: starts its workflow asynchronously (trigger form) as the form's creator",
     tag: 'forms',
     request: { params: forms.formIdentifierParams, body: forms.formSubmissionBody },
@@ -844,6 +929,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/schedule',
     entry: 'functions/schedules/put.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: 'Run the workflow on a schedule (5-field cron or every N minutes, in a time zone)',
     tag: 'triggers',
     request: { params: s.workflowIdParams, body: s.putScheduleBody },
@@ -857,6 +943,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/schedule',
     entry: 'functions/schedules/get.ts',
     auth: 'apiKey',
+    permission: 'read',
     summary: "The workflow's schedule",
     tag: 'triggers',
     request: { params: s.workflowIdParams },
@@ -869,6 +956,7 @@ export const routes = [
     path: '/api/workflows/{workflowId}/schedule',
     entry: 'functions/schedules/delete.ts',
     auth: 'apiKey',
+    permission: 'write',
     summary: "Remove the workflow's schedule",
     tag: 'triggers',
     request: { params: s.workflowIdParams },
@@ -876,6 +964,7 @@ export const routes = [
     // Files: a workflow whose graph is large is kept in the bucket.
     access: { tables: { entities: 'readWrite' }, buckets: { files: 'read' }, schedules: 'manage' },
   },
+  ...organizationRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof routes)[number]['id'];

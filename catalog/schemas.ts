@@ -89,6 +89,7 @@ export const workspace = z
     id,
     name: z.string(),
     ownerId: id,
+    organizationId: id.optional(),
     createdAt: z.string(),
     permissions: workspacePermission.optional(),
   })
@@ -178,8 +179,8 @@ export const updateLimitsBody = z
     message: "Nothing to update: give plan, or usageLimitUsd (null returns to the plan's)",
   });
 export const createApiKeyBody = z.object({ name: z.string().trim().min(1).max(100).optional() });
-export const createWorkspaceAdminBody = z.object({ name, ownerId: id });
-export const createWorkspaceBody = z.object({ name });
+export const createWorkspaceAdminBody = z.object({ name, ownerId: id, organizationId: id.optional() });
+export const createWorkspaceBody = z.object({ name, organizationId: id.optional() });
 export const importWorkflowBody = z.object({
   workspaceId: id,
   name,

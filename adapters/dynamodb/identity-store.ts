@@ -9,8 +9,13 @@
  * | API key                  | `APIKEY#<hash>`     | `APIKEY`           | `USER#<userId>`| `APIKEY#<keyId>`       |
  * | workspace                | `WS#<id>`           | `WS`               |                |                        |
  * | workspace membership     | `WS#<workspaceId>`  | `MEMBER#<userId>`  | `USER#<userId>`| `WSMEMBER#<wsId>`      |
- * | organization             | `ORG#<id>`          | `ORG`              |                |                        |
+ * | organization             | `ORG#<id>`          | `ORG`              | `ORGS`         | `ORG#<id>`             |
  * | organization membership  | `ORG#<orgId>`       | `MEMBER#<userId>`  | `USER#<userId>`| `ORGMEMBER#<orgId>`    |
+ * | organization's workspace | `ORG#<orgId>`       | `WS#<workspaceId>` |                |                        |
+ *
+ * An organization's workspace item is a copy of the workspace (workspaces are never renamed), so
+ * listing them is one Query. Organizations stored before the `ORGS` index entry existed are not
+ * listed by listOrganizations, but every other read finds them.
  */
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
@@ -50,6 +55,10 @@ const workspaceMemberKey = (workspaceId: string, userId: string) => ({
   sk: `MEMBER#${userId}`,
 });
 const organizationKey = (organizationId: string) => ({ pk: `ORG#${organizationId}`, sk: 'ORG' });
+const organizationWorkspaceKey = (organizationId: string, workspaceId: string) => ({
+  pk: `ORG#${organizationId}`,
+  sk: `WS#${workspaceId}`,
+});
 const organizationMemberKey = (organizationId: string, userId: string) => ({
   pk: `ORG#${organizationId}`,
   sk: `MEMBER#${userId}`,
@@ -235,6 +244,19 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
     }
     await this.putOnce(workspaceKey(workspace.id), workspace, `A workspace with id ${workspace.id} exists`);
     await this.putWorkspaceMembership(owner);
+    if (workspace.organizationId) {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...plain(workspace), ...organizationWorkspaceKey(workspace.organizationId, workspace.id) },
+        }),
+      );
+    }
+  }
+
+  async listOrganizationWorkspaces(organizationId: string): Promise<Workspace[]> {
+    const items = await this.queryPartition(`ORG#${organizationId}`, 'WS#');
+    return items.map((item) => withoutAttributes<Workspace>(item));
   }
 
   async getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
@@ -285,12 +307,7 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
 
   /** Every member of a workspace (a Query on the workspace's partition). */
   async listWorkspaceMembers(workspaceId: string): Promise<WorkspaceMembership[]> {
-    const items = await queryAll(this.client, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': `WS#${workspaceId}`, ':prefix': 'MEMBER#' },
-      ConsistentRead: true,
-    });
+    const items = await this.queryPartition(`WS#${workspaceId}`, 'MEMBER#');
     return items.map((item) => withoutAttributes<WorkspaceMembership>(item));
   }
 
@@ -307,6 +324,7 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
       organizationKey(organization.id),
       organization,
       `An organization with id ${organization.id} exists`,
+      { gsi1pk: 'ORGS', gsi1sk: `ORG#${organization.id}` },
     );
     await this.putOrganizationMembership(owner);
   }
@@ -322,6 +340,16 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
   ): Promise<Organization | undefined> {
     const item = await this.updateLimits(organizationKey(organizationId), patch);
     return item && organizationOf(item);
+  }
+
+  async listOrganizations(): Promise<Organization[]> {
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'ORGS' },
+    });
+    return items.map(organizationOf);
   }
 
   async putOrganizationMembership(membership: OrganizationMembership): Promise<void> {
@@ -344,6 +372,35 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
   ): Promise<OrganizationMembership | undefined> {
     const item = await this.get(organizationMemberKey(organizationId, userId));
     return item && withoutAttributes<OrganizationMembership>(item);
+  }
+
+  async listOrganizationMembers(organizationId: string): Promise<OrganizationMembership[]> {
+    const items = await this.queryPartition(`ORG#${organizationId}`, 'MEMBER#');
+    return items.map((item) => withoutAttributes<OrganizationMembership>(item));
+  }
+
+  /**
+   * The membership first, then the user's organization (only if it is still this one), so a
+   * retried call finishes what an interrupted one began.
+   */
+  async removeOrganizationMember(
+    organizationId: string,
+    userId: string,
+  ): Promise<OrganizationMembership | undefined> {
+    const result = await this.client.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: organizationMemberKey(organizationId, userId),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    await this.updateWhere({
+      Key: userKey(userId),
+      UpdateExpression: 'REMOVE organizationId',
+      ConditionExpression: 'organizationId = :org',
+      ExpressionAttributeValues: { ':org': organizationId },
+    });
+    return result.Attributes && withoutAttributes<OrganizationMembership>(result.Attributes);
   }
 
   /** The organizations a user belongs to (their plan applies to the user's rate limits). */
@@ -383,6 +440,16 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
     });
   }
 
+  /** The items of one partition whose sort key starts with `prefix`, strongly consistent. */
+  private queryPartition(pk: string, prefix: string): Promise<Item[]> {
+    return queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ConsistentRead: true,
+    });
+  }
+
   private queryUserIndex(userId: string, prefix: string): Promise<Item[]> {
     return queryAll(this.client, {
       TableName: this.tableName,
@@ -396,13 +463,18 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
    * Puts an item that must not exist yet. When it does, the same record stored by an earlier
    * attempt of the same call is accepted; anything else is a ConflictError with `message`.
    */
-  private async putOnce(key: { pk: string; sk: string }, record: object, message: string): Promise<void> {
+  private async putOnce(
+    key: { pk: string; sk: string },
+    record: object,
+    message: string,
+    indexKeys: Item = {},
+  ): Promise<void> {
     const value = plain(record);
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...value, ...key },
+          Item: { ...value, ...key, ...indexKeys },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

@@ -4,7 +4,7 @@
  * and decrypted only on the way out.
  */
 import { NotFoundError, ValidationError } from '../errors';
-import { permits, requireWorkspaceAccess } from '../identity/access';
+import { permits, requireWorkspaceAccess, workspaceAccessOf } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
 import { environmentNameProblem, environmentValueProblem, MAX_ENVIRONMENT_VARIABLES } from './rules';
@@ -58,7 +58,9 @@ export async function listEnvironmentVariables(
   principal: Principal,
   workspaceId: string,
 ): Promise<EnvironmentVariableView[]> {
-  const membership = await requireWorkspaceAccess(deps.identity, principal.user.id, workspaceId, 'read');
+  // Asked for write so an organization admin who is also a read member still sees the values.
+  const membership = await workspaceAccessOf(deps.identity, principal.user.id, workspaceId, 'write');
+  if (!membership) throw new NotFoundError('Workspace not found');
   const records = await deps.environment.listVariables(workspaceId);
   if (!permits(membership.permissions, 'write')) return records.map((record) => view(record));
   return mapLimit(records, decryptConcurrency, async (record) =>

@@ -1,7 +1,7 @@
 /** Identity use cases: users, API keys, workspaces, organizations and their members. */
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import { newId } from '../ids';
-import { requireWorkspaceAccess } from './access';
+import { organizationRolesWithWorkspaceAdmin, requireWorkspaceAccess, workspaceAccessOf } from './access';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './api-keys';
 import type {
   ApiKeyRecord,
@@ -124,9 +124,25 @@ export async function revokeApiKey(
   return apiKeyView(deleted);
 }
 
-export async function createWorkspace(deps: IdentityDeps, ownerId: string, name: string): Promise<Workspace> {
+/**
+ * A workspace owned by `ownerId`, who becomes its admin. With `organizationId` it belongs to that
+ * organization, of which the owner must be a member (any role).
+ */
+export async function createWorkspace(
+  deps: IdentityDeps,
+  ownerId: string,
+  name: string,
+  organizationId?: string,
+): Promise<Workspace> {
   await requireUser(deps, ownerId);
-  const workspace: Workspace = { id: newId('ws'), name, ownerId, createdAt: deps.now().toISOString() };
+  if (organizationId !== undefined) await requireOrganizationOfOwner(deps, organizationId, ownerId);
+  const workspace: Workspace = {
+    id: newId('ws'),
+    name,
+    ownerId,
+    ...(organizationId === undefined ? {} : { organizationId }),
+    createdAt: deps.now().toISOString(),
+  };
   await deps.store.createWorkspace(workspace, {
     workspaceId: workspace.id,
     userId: ownerId,
@@ -135,8 +151,22 @@ export async function createWorkspace(deps: IdentityDeps, ownerId: string, name:
   return workspace;
 }
 
+async function requireOrganizationOfOwner(deps: IdentityDeps, organizationId: string, ownerId: string) {
+  const organization = await deps.store.getOrganization(organizationId);
+  if (!organization) throw new NotFoundError(`Organization ${organizationId} not found`);
+  if (!(await deps.store.getOrganizationMembership(organizationId, ownerId))) {
+    throw new ValidationError(`User ${ownerId} is not a member of organization ${organizationId}`, [
+      { path: 'organizationId', message: 'The owner must be a member of the organization' },
+    ]);
+  }
+}
+
 export type WorkspaceView = Workspace & { permissions: WorkspacePermission };
 
+/**
+ * The workspaces the user is a member of, and every workspace of the organization they own or
+ * administer (as `admin`): a Query on the user's memberships, one on the organization's workspaces.
+ */
 export async function listWorkspaces(deps: IdentityDeps, principal: Principal): Promise<WorkspaceView[]> {
   const memberships = await deps.store.listWorkspaceMembershipsOfUser(principal.user.id);
   const workspaces = await Promise.all(
@@ -145,7 +175,32 @@ export async function listWorkspaces(deps: IdentityDeps, principal: Principal): 
       return workspace && { ...workspace, permissions: membership.permissions };
     }),
   );
-  return workspaces.filter((workspace): workspace is WorkspaceView => workspace !== undefined);
+  const views = new Map<string, WorkspaceView>();
+  for (const workspace of workspaces) if (workspace) views.set(workspace.id, workspace);
+  for (const workspace of await administeredOrganizationWorkspaces(deps, principal.user)) {
+    views.set(workspace.id, { ...workspace, permissions: 'admin' });
+  }
+  return [...views.values()];
+}
+
+async function administeredOrganizationWorkspaces(deps: IdentityDeps, user: User): Promise<Workspace[]> {
+  if (!user.organizationId) return [];
+  const role = await deps.store.getOrganizationMembership(user.organizationId, user.id);
+  if (!role || !organizationRolesWithWorkspaceAdmin.includes(role.role)) return [];
+  return deps.store.listOrganizationWorkspaces(user.organizationId);
+}
+
+/** The members of a workspace: for the operator, or for a caller with `needed` on it. */
+export async function listWorkspaceMembers(
+  deps: IdentityDeps,
+  caller: { principal: Principal; needed: WorkspacePermission } | undefined,
+  workspaceId: string,
+): Promise<WorkspaceMembership[]> {
+  if (caller) await requireWorkspaceAccess(deps.store, caller.principal.user.id, workspaceId, caller.needed);
+  else if (!(await deps.store.getWorkspace(workspaceId))) {
+    throw new NotFoundError(`Workspace ${workspaceId} not found`);
+  }
+  return deps.store.listWorkspaceMembers(workspaceId);
 }
 
 export async function getWorkspace(
@@ -153,7 +208,9 @@ export async function getWorkspace(
   principal: Principal,
   workspaceId: string,
 ): Promise<WorkspaceView> {
-  const membership = await requireWorkspaceAccess(deps.store, principal.user.id, workspaceId, 'read');
+  // The highest permission the caller has, an organization admin's included.
+  const membership = await workspaceAccessOf(deps.store, principal.user.id, workspaceId, 'admin');
+  if (!membership) throw new NotFoundError('Workspace not found');
   const workspace = await deps.store.getWorkspace(workspaceId);
   if (!workspace) throw new NotFoundError('Workspace not found');
   return { ...workspace, permissions: membership.permissions };
@@ -225,6 +282,11 @@ export async function addOrganizationMember(
   if (organization.ownerId === input.userId && input.role !== 'owner') {
     throw new ValidationError('The organization owner keeps the owner role', [
       { path: 'role', message: 'The owner must stay owner' },
+    ]);
+  }
+  if (organization.ownerId !== input.userId && input.role === 'owner') {
+    throw new ValidationError('The organization has one owner, set when it was created', [
+      { path: 'role', message: 'Give admin or member' },
     ]);
   }
   await deps.store.setUserOrganization(input.userId, input.organizationId);

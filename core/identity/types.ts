@@ -37,6 +37,8 @@ export interface Workspace {
   id: string;
   name: string;
   ownerId: string;
+  /** The organization the workspace belongs to; absent: it belongs to its owner alone. */
+  organizationId?: string;
   createdAt: string;
 }
 
@@ -87,9 +89,27 @@ export interface IdentityStore {
   getWorkspaceMembership(workspaceId: string, userId: string): Promise<WorkspaceMembership | undefined>;
   deleteWorkspaceMembership(workspaceId: string, userId: string): Promise<WorkspaceMembership | undefined>;
   listWorkspaceMembershipsOfUser(userId: string): Promise<WorkspaceMembership[]>;
+  listWorkspaceMembers(workspaceId: string): Promise<WorkspaceMembership[]>;
+  /** The workspaces that belong to an organization (a Query on the organization's partition). */
+  listOrganizationWorkspaces(organizationId: string): Promise<Workspace[]>;
 
   createOrganization(organization: Organization, owner: OrganizationMembership): Promise<void>;
   getOrganization(organizationId: string): Promise<Organization | undefined>;
   updateOrganizationLimits(organizationId: string, patch: LimitsPatch): Promise<Organization | undefined>;
+  /** Every organization, for the operator (a Query on an index of organizations). */
+  listOrganizations(): Promise<Organization[]>;
   putOrganizationMembership(membership: OrganizationMembership): Promise<void>;
+  getOrganizationMembership(
+    organizationId: string,
+    userId: string,
+  ): Promise<OrganizationMembership | undefined>;
+  listOrganizationMembers(organizationId: string): Promise<OrganizationMembership[]>;
+  /**
+   * Deletes the membership and clears the user's organization; the deleted membership, or
+   * undefined when the user was not a member.
+   */
+  removeOrganizationMember(
+    organizationId: string,
+    userId: string,
+  ): Promise<OrganizationMembership | undefined>;
 }

@@ -46,6 +46,8 @@ export interface RouteInput<R> {
   body: Part<R, 'body'>;
   principal: R extends { auth: 'apiKey' } ? Principal : undefined;
   headers: Record<string, string>;
+  /** Who may call the route, as the route table declares it: handlers check this level, not their own. */
+  permission: R extends { permission: infer P } ? P : never;
   event: APIGatewayProxyEvent;
   /** The bucket the request drew from and whose limits apply (its owner); a handler may draw itself. */
   limits: RequestLimits;
@@ -109,6 +111,7 @@ export async function routeInputOf<R>(
     body: route.request?.body ? validate(route.request.body, jsonBodyOf(event, headers), 'body') : undefined,
     principal,
     headers,
+    permission: route.permission,
     event,
     limits,
   } as RouteInput<R>;

@@ -5,12 +5,9 @@ import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { withChatOutbox } from '../../adapters/chat/outbox-chat-sender';
 import { createSlackChatSender } from '../../adapters/chat/slack-sender';
-import { emailFromEnv } from '../../adapters/email/mime';
-import { createOutboxEmailSender } from '../../adapters/email/outbox-sender';
-import { createSesEmailSender } from '../../adapters/email/ses-sender';
-import { createSmtpEmailSender } from '../../adapters/email/smtp-sender';
 import type { HttpClient } from '../../core/net/http';
-import type { ChatSender, EmailSender } from '../../core/notifications/types';
+import type { ChatSender } from '../../core/notifications/types';
+import { emailSender } from './email';
 import { workflowDeps } from './workflows';
 import { limitOwnerOf, limitsBlock } from '../../core/limits/service';
 import { limitsDeps } from './limits';
@@ -57,15 +54,6 @@ function chatSender(http: HttpClient): ChatSender {
   const slack = createSlackChatSender({ http, slackApiUrl: process.env.SLACK_API_URL });
   const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
   return outbox ? withChatOutbox(slack, outbox) : slack;
-}
-
-/** `SMTP_URL` when set; else locally the outbox; else (in AWS) SES. */
-function emailSender(): EmailSender {
-  const from = emailFromEnv();
-  if (process.env.SMTP_URL) return createSmtpEmailSender({ smtpUrl: process.env.SMTP_URL, from });
-  const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
-  if (outbox) return createOutboxEmailSender({ outboxDir: outbox, from });
-  return createSesEmailSender({ from });
 }
 
 export function inactivityDeps(): InactivityDeps {

@@ -5,13 +5,14 @@
  * a failing receiver's attempts, and the delivery history.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../../core/webhooks/signature';
 import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+import { decodeQuotedPrintable, filesIn } from '../../support/outbox';
 import { until } from '../../support/wait';
 
 process.env.RATE_LIMITS_JSON = JSON.stringify({
@@ -289,21 +290,6 @@ describe('webhook notifications', () => {
     expect(received.filter((entry) => entry.path === '/bad-request')).toHaveLength(1);
   });
 });
-
-async function filesIn(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).map((name) => join(dir, name));
-  } catch {
-    return [];
-  }
-}
-
-/** The text of a quoted-printable body part, soft line breaks joined. */
-function decodeQuotedPrintable(text: string): string {
-  return text
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
 
 describe('alert rules', () => {
   it('send workflow.alert when consecutive failures reach the threshold, and nothing before', async () => {

@@ -16,9 +16,10 @@ describe('service endpoints', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.openapi).toBe('3.1.0');
     for (const route of routes) {
-      expect(answer.body.paths[route.path]?.[route.method.toLowerCase()]?.operationId, route.id).toBe(
-        route.id,
-      );
+      const operation = answer.body.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation?.operationId, route.id).toBe(route.id);
+      // Who may call it, as the route table declares.
+      expect(operation?.['x-permission'], route.id).toBe(route.permission);
     }
     expect(answer.body.components.schemas.WorkflowGraph).toBeDefined();
     // The limits a client meets: 429 (with Retry-After) wherever a token is drawn, 402 on executions

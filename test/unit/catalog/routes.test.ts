@@ -1,6 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type RouteDefinition, routes, type WorkerDefinition, workers } from '../../../catalog/routes';
+import {
+  type RouteDefinition,
+  type RoutePermission,
+  routes,
+  type WorkerDefinition,
+  workers,
+} from '../../../catalog/routes';
 import { compilePath } from '../../../local/server';
 
 const allRoutes = routes as readonly RouteDefinition[];
@@ -10,6 +16,15 @@ describe('route table', () => {
   it('has unique ids and unique method and path pairs', () => {
     expect(new Set(allRoutes.map((route) => route.id)).size).toBe(allRoutes.length);
     expect(new Set(allRoutes.map((route) => `${route.method} ${route.path}`)).size).toBe(allRoutes.length);
+  });
+
+  it('declares for every route a permission that fits how it authenticates', () => {
+    const fitting: Record<RouteDefinition['auth'], readonly RoutePermission[]> = {
+      none: ['public'],
+      admin: ['adminKey'],
+      apiKey: ['self', 'read', 'write', 'admin', 'organizationMember', 'organizationAdmin'],
+    };
+    for (const route of allRoutes) expect(fitting[route.auth], route.id).toContain(route.permission);
   });
 
   it('points every route and worker at an entry file that exists', () => {

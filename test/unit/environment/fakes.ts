@@ -52,6 +52,8 @@ export function memberships(
   return {
     getWorkspaceMembership: async (workspaceId: string, userId: string) =>
       byKey.get(`${workspaceId}\n${userId}`),
+    // Workspaces of no organization: access is the membership alone.
+    getWorkspace: async () => undefined,
   } as unknown as IdentityStore;
 }
 

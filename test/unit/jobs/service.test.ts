@@ -56,6 +56,8 @@ const member = {
     workspaceId === 'ws-1' && userId === 'user-1'
       ? { workspaceId, userId, permissions: 'write' as const }
       : undefined,
+  // Workspaces of no organization: access is the membership alone.
+  getWorkspace: async () => undefined,
 } as unknown as IdentityStore;
 
 function aRequest(executionId = 'task-1'): ExecutionRequest {

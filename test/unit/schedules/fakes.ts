@@ -142,6 +142,8 @@ export class Memberships {
     return {
       getWorkspaceMembership: async (workspaceId: string, userId: string) =>
         this.byKey.get(`${workspaceId}\n${userId}`),
+      // Workspaces of no organization: access is the membership alone.
+      getWorkspace: async () => undefined,
     } as unknown as IdentityStore;
   }
 }

@@ -65,6 +65,8 @@ export class People {
       getUser: async (userId: string) => this.users.get(userId),
       getWorkspaceMembership: async (workspaceId: string, userId: string) =>
         this.memberships.get(`${workspaceId}\n${userId}`),
+      // Workspaces of no organization: access is the membership alone.
+      getWorkspace: async () => undefined,
     } as unknown as IdentityStore;
   }
 }

@@ -1,0 +1,14 @@
+import { changeOrganizationRole } from '../../core/identity/organizations';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { identityDeps } from '../wiring/identity';
+
+export const handler = httpRoute('adminChangeOrganizationRole', async ({ params, body }) =>
+  ok({
+    data: await changeOrganizationRole(identityDeps(), {
+      organizationId: params.orgId,
+      userId: params.userId,
+      role: body.role,
+    }),
+  }),
+);

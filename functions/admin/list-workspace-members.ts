@@ -1,0 +1,8 @@
+import { listWorkspaceMembers } from '../../core/identity/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { identityDeps } from '../wiring/identity';
+
+export const handler = httpRoute('adminListWorkspaceMembers', async ({ params }) =>
+  ok({ data: await listWorkspaceMembers(identityDeps(), undefined, params.workspaceId) }),
+);

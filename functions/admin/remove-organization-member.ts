@@ -1,0 +1,8 @@
+import { removeOrganizationMember } from '../../core/identity/organizations';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { identityDeps } from '../wiring/identity';
+
+export const handler = httpRoute('adminRemoveOrganizationMember', async ({ params, query }) =>
+  ok({ data: await removeOrganizationMember(identityDeps(), params.orgId, query.userId) }),
+);

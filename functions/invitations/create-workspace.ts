@@ -1,0 +1,20 @@
+import { inviteToWorkspace } from '../../core/invitations/service';
+import { created } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { invitationDeps } from '../wiring/invitations';
+
+export const handler = httpRoute(
+  'createWorkspaceInvitation',
+  async ({ principal, permission, params, body }) =>
+    created({
+      data: await inviteToWorkspace(
+        invitationDeps({ sendsEmail: true }),
+        principal,
+        {
+          workspaceId: params.workspaceId,
+          ...body,
+        },
+        permission,
+      ),
+    }),
+);

@@ -1,0 +1,8 @@
+import { listWorkspaceInvitations } from '../../core/invitations/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { invitationDeps } from '../wiring/invitations';
+
+export const handler = httpRoute('listWorkspaceInvitations', async ({ principal, permission, params }) =>
+  ok({ data: await listWorkspaceInvitations(invitationDeps(), principal, params.workspaceId, permission) }),
+);

@@ -1,0 +1,19 @@
+/** Reading what the local stack's e-mail outbox (DATA_DIR/outbox/email/*.eml) received. */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The paths of the files in `dir`; none when it does not exist yet. */
+export async function filesIn(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+/** The text of a quoted-printable body part, soft line breaks joined. */
+export function decodeQuotedPrintable(text: string): string {
+  return text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
