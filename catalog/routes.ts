@@ -8,6 +8,7 @@ import * as files from './file-schemas';
 import * as forms from './form-schemas';
 import * as notifications from './notification-schemas';
 import * as logs from './log-schemas';
+import { permissionGroupRoutes } from './permission-group-routes';
 import * as s from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -867,6 +868,7 @@ export const routes = [
     // Files: a workflow whose graph is large is kept in the bucket.
     access: { tables: { entities: 'readWrite' }, buckets: { files: 'read' }, schedules: 'manage' },
   },
+  ...permissionGroupRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -116,3 +116,9 @@ function toolTypesOf(tools: unknown): string[] {
 function listed(values: string[] | undefined): string {
   return values && values.length > 0 ? values.join(', ') : 'none';
 }
+
+/** The run's error for these violations (each names its block), or undefined when there is none. */
+export function refusalOf(violations: Violation[]): string | undefined {
+  if (violations.length === 0) return undefined;
+  return violations.map((violation) => violation.message).join('; ');
+}

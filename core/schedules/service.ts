@@ -3,6 +3,7 @@
  * fires) in step with deployment, since a schedule fires only while its workflow is deployed; and
  * turn one fire into the run it starts.
  */
+import type { AccessPolicy } from '../permissions/types';
 import { createHash } from 'node:crypto';
 import { validateStartInput } from '../engine/input';
 import { NotFoundError, UsageLimitExceededError, ValidationError } from '../errors';
@@ -173,6 +174,8 @@ export interface FireDeps {
    * UsageLimitExceededError when the owner's usage limit is reached.
    */
   usageOwnerOf(userId: string): Promise<string>;
+  /** The schedule's user's permission group restrictions (see PrepareDeps.policyOf); none: full access. */
+  policyOf?(userId: string): Promise<AccessPolicy | undefined>;
   now: () => Date;
 }
 
@@ -247,6 +250,7 @@ export async function runRequestForFire(
     await deps.schedules.recordFire(fire.workflowId, { scheduledTime, error: error.message });
     return undefined;
   }
+  const policy = await deps.policyOf?.(schedule.userId);
   await deps.schedules.recordFire(fire.workflowId, { scheduledTime });
   return {
     executionId: fireExecutionId(fire.workflowId, scheduledTime),
@@ -259,5 +263,6 @@ export async function runRequestForFire(
     startedAt: deps.now().toISOString(),
     mode: 'async',
     usageOwner,
+    ...(policy === undefined ? {} : { policy }),
   };
 }
