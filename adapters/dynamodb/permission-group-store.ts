@@ -47,17 +47,8 @@ export class DynamoPermissionGroupStore extends DynamoTable implements Permissio
   }
 
   async createGroup(group: PermissionGroup): Promise<void> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...plain(group), ...groupKey(group.organizationId, group.id) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      throw new ConflictError(`A permission group with id ${group.id} exists`, { cause: error });
+    if (!(await this.putGroup(group, 'attribute_not_exists(pk)'))) {
+      throw new ConflictError(`A permission group with id ${group.id} exists`);
     }
   }
 
@@ -67,19 +58,7 @@ export class DynamoPermissionGroupStore extends DynamoTable implements Permissio
   }
 
   async updateGroup(group: PermissionGroup): Promise<PermissionGroup | undefined> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...plain(group), ...groupKey(group.organizationId, group.id) },
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      );
-      return group;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
+    return (await this.putGroup(group, 'attribute_exists(pk)')) ? group : undefined;
   }
 
   /** Members first: a delete cut short leaves a smaller group, which the next attempt removes. */
@@ -183,6 +162,23 @@ export class DynamoPermissionGroupStore extends DynamoTable implements Permissio
   ): Promise<PermissionGroupMembership | undefined> {
     const item = await this.get(memberKey(organizationId, userId));
     return item && withoutAttributes<PermissionGroupMembership>(item);
+  }
+
+  /** False when the condition did not hold. */
+  private async putGroup(group: PermissionGroup, condition: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...plain(group), ...groupKey(group.organizationId, group.id) },
+          ConditionExpression: condition,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   private queryOrganization(organizationId: string, prefix: string): Promise<Item[]> {

@@ -4,6 +4,8 @@
  * organization; a user in none has full access.
  */
 
+import { blockTypes } from '../engine/graph';
+
 /** Model providers a group can allow (docs/workflows.md, "Model providers"). */
 export const modelProviders = ['openai', 'anthropic', 'bedrock'] as const;
 export type ModelProvider = (typeof modelProviders)[number];
@@ -12,23 +14,12 @@ export type ModelProvider = (typeof modelProviders)[number];
  * Block types a group can allow: those of the graph format, plus `knowledge` and `mcp`, which the
  * platform switches name. `start` is always allowed: every workflow begins with one.
  */
-export const restrictableBlockTypes = [
-  'function',
-  'condition',
-  'router',
-  'agent',
-  'api',
-  'file',
-  'response',
-  'wait',
-  'workflow',
-  'variables',
-  'loop',
-  'parallel',
+export const alwaysAllowedBlockTypes: readonly string[] = ['start'];
+export const restrictableBlockTypes: readonly [string, ...string[]] = [
   'knowledge',
   'mcp',
-] as const;
-export const alwaysAllowedBlockTypes: readonly string[] = ['start'];
+  ...blockTypes.filter((type) => !alwaysAllowedBlockTypes.includes(type)),
+];
 
 export interface PlatformSwitches {
   /** Knowledge base blocks (`knowledge`) are refused. */
