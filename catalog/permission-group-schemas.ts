@@ -21,7 +21,7 @@ const allowedBlocks = z
       .string()
       .trim()
       .pipe(
-        z.enum(restrictableBlockTypes, {
+        z.enum(restrictableBlockTypes as [string, ...string[]], {
           error: `A block type: ${restrictableBlockTypes.join(', ')} (start is always allowed)`,
         }),
       ),
@@ -79,7 +79,7 @@ export const permissionWarning = z
     blockId: z.string(),
     blockName: z.string(),
     blockType: z.string(),
-    kind: z.enum(['block', 'provider', 'knowledgeBase', 'mcpTools', 'customTools']),
+    kind: z.enum(['block', 'provider', 'mcpTools', 'customTools']),
     provider: z.string().optional(),
     message: z.string(),
   })

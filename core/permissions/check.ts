@@ -6,7 +6,7 @@
 import type { Block, WorkflowGraph } from '../engine/types';
 import { type AccessPolicy, alwaysAllowedBlockTypes } from './types';
 
-export type ViolationKind = 'block' | 'provider' | 'knowledgeBase' | 'mcpTools' | 'customTools';
+export type ViolationKind = 'block' | 'provider' | 'mcpTools' | 'customTools';
 
 /** One block the policy does not allow, and why, in words that name the block. */
 export interface Violation {
@@ -57,12 +57,6 @@ export function blockViolations(
       `${label}: block type "${block.type}" is not allowed by ${group} (allowed: ${listed(policy.allowedBlocks)})`,
     );
   }
-  if (block.type === 'knowledge' && policy.hideKnowledgeBase) {
-    add('knowledgeBase', `${label}: the knowledge base is turned off by ${group}`);
-  }
-  if (block.type === 'mcp' && policy.disableMcpTools) {
-    add('mcpTools', `${label}: MCP tools are turned off by ${group}`);
-  }
   if (modelBlockTypes.has(block.type)) {
     const provider = providerOf(config.provider);
     if (provider !== undefined && !providerAllowed(provider, policy)) {
@@ -72,6 +66,9 @@ export function blockViolations(
         provider,
       );
     }
+  }
+  // The product's agents carry their MCP and custom tools in `tools`.
+  if (block.type === 'agent') {
     for (const tool of toolTypesOf(config.tools)) {
       if (tool === 'mcp' && policy.disableMcpTools)
         add('mcpTools', `${label}: MCP tools are turned off by ${group}`);
@@ -99,7 +96,7 @@ function providerOf(value: unknown): string | undefined {
   return provider;
 }
 
-/** The `type` of each tool of an agent's `tools` list (the product's agents carry MCP and custom tools there). */
+/** The `type` of each tool of an agent's `tools` list. */
 function toolTypesOf(tools: unknown): string[] {
   if (!Array.isArray(tools)) return [];
   return [

@@ -232,7 +232,6 @@ export function policyOf(group: PermissionGroup): AccessPolicy {
     groupName: group.name,
     ...(group.allowedModelProviders ? { allowedModelProviders: group.allowedModelProviders } : {}),
     ...(group.allowedBlocks ? { allowedBlocks: group.allowedBlocks } : {}),
-    ...(group.hideKnowledgeBase ? { hideKnowledgeBase: true } : {}),
     ...(group.disableMcpTools ? { disableMcpTools: true } : {}),
     ...(group.disableCustomTools ? { disableCustomTools: true } : {}),
   };

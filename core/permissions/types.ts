@@ -10,21 +10,17 @@ import { blockTypes } from '../engine/graph';
 export const modelProviders = ['openai', 'anthropic', 'bedrock'] as const;
 export type ModelProvider = (typeof modelProviders)[number];
 
-/**
- * Block types a group can allow: those of the graph format, plus `knowledge` and `mcp`, which the
- * platform switches name. `start` is always allowed: every workflow begins with one.
- */
+/** Block types a group can allow: those of the graph format. `start` is always allowed: every workflow begins with one. */
 export const alwaysAllowedBlockTypes: readonly string[] = ['start'];
-export const restrictableBlockTypes: readonly [string, ...string[]] = [
-  'knowledge',
-  'mcp',
-  ...blockTypes.filter((type) => !alwaysAllowedBlockTypes.includes(type)),
-];
+export const restrictableBlockTypes = blockTypes.filter((type) => !alwaysAllowedBlockTypes.includes(type));
 
 export interface PlatformSwitches {
-  /** Knowledge base blocks (`knowledge`) are refused. */
+  /**
+   * Hides the knowledge base in clients. This service has no knowledge base (the graph format has
+   * no such block), so there is nothing to refuse; the switch is kept and shown for the clients.
+   */
   hideKnowledgeBase: boolean;
-  /** MCP tool blocks (`mcp`) and MCP tools of agents (`tools[].type` `mcp`) are refused. */
+  /** MCP tools of agents (`tools[].type` `mcp`) are refused. */
   disableMcpTools: boolean;
   /** Custom tools of agents (`tools[].type` `custom-tool`) are refused. */
   disableCustomTools: boolean;
@@ -63,7 +59,6 @@ export interface AccessPolicy {
   groupName: string;
   allowedModelProviders?: string[];
   allowedBlocks?: string[];
-  hideKnowledgeBase?: boolean;
   disableMcpTools?: boolean;
   disableCustomTools?: boolean;
 }

@@ -86,34 +86,28 @@ describe('graphViolations', () => {
     expect(graphViolations(graph, policy({ allowedBlocks: ['function'] }))).toEqual([]);
   });
 
-  it('applies the platform switches to knowledge, MCP and custom tool use', () => {
+  it('refuses MCP and custom tools of agents when their switches are on, each once per block', () => {
     // Prepare
     const graph = graphOf([
-      block('k', 'knowledge', 'Docs'),
-      block('m', 'mcp', 'Tool'),
       block('a', 'agent', 'Ask', {
         provider: 'openai',
-        tools: [{ type: 'mcp', name: 'x' }, { type: 'custom-tool' }, { type: 'mcp' }],
+        tools: [{ type: 'mcp', name: 'x' }, { type: 'custom-tool' }, { type: 'mcp' }, 'not a tool'],
       }),
     ]);
 
     // Act
-    const on = graphViolations(
-      graph,
-      policy({ hideKnowledgeBase: true, disableMcpTools: true, disableCustomTools: true }),
-    );
+    const both = graphViolations(graph, policy({ disableMcpTools: true, disableCustomTools: true }));
+    const mcpOnly = graphViolations(graph, policy({ disableMcpTools: true }));
+    const customOnly = graphViolations(graph, policy({ disableCustomTools: true }));
     const off = graphViolations(graph, policy());
 
     // Assess
-    expect(on.map((v) => `${v.blockName}:${v.kind}`)).toEqual([
-      'Docs:knowledgeBase',
-      'Tool:mcpTools',
-      'Ask:mcpTools',
-      'Ask:customTools',
+    expect(both.map((v) => v.message)).toEqual([
+      'Block "Ask" (agent): MCP tools are turned off by permission group "Contractors"',
+      'Block "Ask" (agent): custom tools are turned off by permission group "Contractors"',
     ]);
-    expect(on[0].message).toBe(
-      'Block "Docs" (knowledge): the knowledge base is turned off by permission group "Contractors"',
-    );
+    expect(mcpOnly.map((v) => v.kind)).toEqual(['mcpTools']);
+    expect(customOnly.map((v) => v.kind)).toEqual(['customTools']);
     expect(off).toEqual([]);
   });
 });
