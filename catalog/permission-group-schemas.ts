@@ -72,15 +72,3 @@ export const permissionGroupView = z
     updatedAt: z.string(),
   })
   .meta({ id: 'PermissionGroup' });
-
-/** One block of a saved or deployed graph that the saver's permission group does not allow. */
-export const permissionWarning = z
-  .object({
-    blockId: z.string(),
-    blockName: z.string(),
-    blockType: z.string(),
-    kind: z.enum(['block', 'provider', 'mcpTools', 'customTools']),
-    provider: z.string().optional(),
-    message: z.string(),
-  })
-  .meta({ id: 'PermissionWarning' });
