@@ -5,7 +5,11 @@ import { readSwitches } from '../../core/config/switches';
 import type { WorkflowGraph } from '../../core/engine/types';
 import type { User } from '../../core/identity/types';
 import { graphViolations, type Violation } from '../../core/permissions/check';
-import { accessPolicyFor, type PermissionGroupDeps } from '../../core/permissions/service';
+import {
+  accessPolicyFor,
+  invitationsDisabledFor as invitationsDisabledByPolicy,
+  type PermissionGroupDeps,
+} from '../../core/permissions/service';
 import type { AccessPolicy } from '../../core/permissions/types';
 
 /** The switch is read on each call, so an operator's change applies from the next request. */
@@ -41,4 +45,21 @@ export async function permissionWarnings(
   if (!policy) return {};
   const warnings = graphViolations(await graphOf(), policy);
   return warnings.length > 0 ? { warnings } : {};
+}
+
+/**
+ * Whether the user may not invite anyone into the organization: DISABLE_INVITATIONS, or their
+ * permission group's `disableInvitations`. For the invitation routes to ask before they invite.
+ */
+export function invitationsDisabledFor(userId: string, organizationId: string): Promise<boolean> {
+  const switches = readSwitches();
+  return invitationsDisabledByPolicy(
+    {
+      groups: DynamoPermissionGroupStore.fromEnv(),
+      accessControlEnabled: switches.accessControlEnabled,
+      invitationsDisabled: switches.invitationsDisabled,
+    },
+    userId,
+    organizationId,
+  );
 }

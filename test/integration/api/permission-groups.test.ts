@@ -1,6 +1,7 @@
 /** The permission group routes: who may manage groups, members, validation, and the switch. */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Organization, organizationOf, setAccessControl } from '../../support/organizations';
+import { invitationsDisabledFor } from '../../../functions/wiring/permissions';
+import { groupOf, type Organization, organizationOf, setAccessControl } from '../../support/organizations';
 import { useLocalService } from '../../support/service';
 
 const service = useLocalService();
@@ -162,5 +163,28 @@ describe('permission group routes', () => {
     const org = await organizationOf(service.get());
     const answer = await fetch(`${service.get().url}${groupsPath(org)}`);
     expect(answer.status).toBe(401);
+  });
+});
+
+describe('invitationsDisabledFor', () => {
+  it("answers from the user's group, DISABLE_INVITATIONS and ACCESS_CONTROL_ENABLED", async () => {
+    // Prepare
+    const org = await organizationOf(service.get());
+    await groupOf(org, { name: 'No invitations', disableInvitations: true }, [org.member]);
+
+    // Act
+    const member = await invitationsDisabledFor(org.member.userId, org.id);
+    const admin = await invitationsDisabledFor(org.admin.userId, org.id);
+    setAccessControl(false);
+    const memberWithAccessControlOff = await invitationsDisabledFor(org.member.userId, org.id);
+    process.env.DISABLE_INVITATIONS = 'true';
+    const adminWithInvitationsOff = await invitationsDisabledFor(org.admin.userId, org.id);
+    delete process.env.DISABLE_INVITATIONS;
+
+    // Assess
+    expect(member).toBe(true);
+    expect(admin).toBe(false);
+    expect(memberWithAccessControlOff).toBe(false);
+    expect(adminWithInvitationsOff).toBe(true);
   });
 });
