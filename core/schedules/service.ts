@@ -3,13 +3,13 @@
  * fires) in step with deployment, since a schedule fires only while its workflow is deployed; and
  * turn one fire into the run it starts.
  */
-import type { AccessPolicy } from '../permissions/types';
 import { createHash } from 'node:crypto';
 import { validateStartInput } from '../engine/input';
 import { NotFoundError, UsageLimitExceededError, ValidationError } from '../errors';
 import { permits } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
+import type { AccessPolicy } from '../permissions/types';
 import type { ExecutionRequest } from '../runs/types';
 import { loadWorkflow } from '../workflows/service';
 import type { WorkflowStore } from '../workflows/types';

@@ -70,7 +70,7 @@ export function scheduleFireDeps(): FireDeps {
       return (await admitBackgroundRun(limitsDeps(), user)).key;
     },
     policyOf: async (userId) => {
-      // Users in no organization, or with access control off, cost no read.
+      // With access control off a fire costs no read; else the schedule's user's organization is needed.
       if (!readSwitches().accessControlEnabled) return undefined;
       const user = await identityDeps().store.getUser(userId);
       return user && accessPolicyOf(user);
