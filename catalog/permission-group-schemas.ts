@@ -14,7 +14,8 @@ const allowedModelProviders = z
       .pipe(z.enum(modelProviders, { error: `One of ${modelProviders.join(', ')}` })),
   )
   .max(modelProviders.length * 4)
-  .transform((values) => [...new Set(values)]);
+  .transform((values) => [...new Set(values)])
+  .meta({ description: `Model providers, any case: ${modelProviders.join(', ')}` });
 const allowedBlocks = z
   .array(
     z
@@ -27,7 +28,8 @@ const allowedBlocks = z
       ),
   )
   .max(restrictableBlockTypes.length * 4)
-  .transform((values) => [...new Set(values)]);
+  .transform((values) => [...new Set(values)])
+  .meta({ description: `Block types: ${restrictableBlockTypes.join(', ')} (start is always allowed)` });
 const platformSwitches = {
   hideKnowledgeBase: z.boolean().optional(),
   disableMcpTools: z.boolean().optional(),
