@@ -9,6 +9,7 @@ import * as forms from './form-schemas';
 import * as notifications from './notification-schemas';
 import * as logs from './log-schemas';
 import { organizationRoutes } from './organization-routes';
+import { permissionGroupRoutes } from './permission-group-routes';
 import * as s from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -965,6 +966,7 @@ export const routes = [
     access: { tables: { entities: 'readWrite' }, buckets: { files: 'read' }, schedules: 'manage' },
   },
   ...organizationRoutes,
+  ...permissionGroupRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -7,6 +7,7 @@
  * uses it only in memory. How blocks, loops, parallels and child workflows are scheduled is in
  * scheduler.ts; the block types themselves are in blocks/.
  */
+import { graphViolations, refusalOf } from '../permissions/check';
 import { sleepOf } from './blocks/wait';
 import { emptyCost } from './cost';
 import { validatedGraph } from './graph';
@@ -47,11 +48,22 @@ export function startRun(
   limits?: Partial<EngineLimits>,
 ): Checkpoint {
   const graph = validatedGraph(context.graph, { limits });
-  const { executionId, workflowId, workspaceId, trigger, input, startedAt } = context;
+  const { executionId, workflowId, workspaceId, trigger, input, startedAt, policy } = context;
   const startedAtMs = Date.parse(startedAt);
+  // A block the policy refuses fails the run before any block runs, wherever it sits in the graph.
+  const refused = refusalOf(graphViolations(graph, policy));
   return {
     version: 2,
-    context: { executionId, workflowId, workspaceId, trigger, input, graph, startedAt },
+    context: {
+      executionId,
+      workflowId,
+      workspaceId,
+      trigger,
+      input,
+      graph,
+      startedAt,
+      ...(policy === undefined ? {} : { policy }),
+    },
     graphs: {},
     frames: {
       [rootFrameId]: workflowFrame(
@@ -64,6 +76,9 @@ export function startRun(
     },
     cost: emptyCost(),
     executed: 0,
+    ...(refused === undefined
+      ? {}
+      : { end: { at: Number.isFinite(startedAtMs) ? startedAtMs : 0, error: refused } }),
   };
 }
 

@@ -16,6 +16,7 @@
  * their abort signal fire and their spans say `Cancelled: ...`), and the failure moves up to the
  * container, which may have an error edge of its own.
  */
+import { blockViolations, graphViolations, refusalOf } from '../permissions/check';
 import { evaluateExpression } from './blocks/condition';
 import { blockDefinition } from './blocks/registry';
 import type { BlockDefinition, BlockOutcome, BlockRun, ConfigResolver, ResponseData } from './blocks/types';
@@ -624,10 +625,19 @@ export class Scheduler {
   private startBlock(frame: Frame, id: string): void {
     const run = this.blockRun(frame, id);
     const definition = blockDefinition(run.block.type);
+    const startedAt = this.deps.now();
     const task = this.track(frame, id, 'block');
     let work: Promise<BlockOutcome>;
     try {
       const inputs = resolveInputs(definition, run, frame.references);
+      // A provider given by reference is known only now; the rest was checked when the run began.
+      const { policy } = this.state.context;
+      const refused = policy && refusalOf(blockViolations(run.block, inputs, policy));
+      if (refused) {
+        this.release(task);
+        this.refuse(frame, id, refused, startedAt, this.shownInputs(definition, run, frame));
+        return;
+      }
       // Without `{{NAME}}` in the config, what the span shows is what the block got.
       task.shownInputs = frame.index.usesEnvironment(id) ? this.shownInputs(definition, run, frame) : inputs;
       work = definition.execute(inputs, run);
@@ -807,6 +817,29 @@ export class Scheduler {
     block.error = message;
     frame.state.spans.push(span);
     this.failFrame(frame, `${frame.index.graph.blocks[id].name}: ${message}`);
+  }
+
+  /**
+   * A block the access policy does not allow ends the whole run at once: no error edge, loop or
+   * parent workflow may carry on past it, as that would let a workflow route around the policy.
+   */
+  private refuse(
+    frame: Frame,
+    id: string,
+    message: string,
+    startedAt: number,
+    input: Record<string, unknown> | undefined,
+  ): void {
+    const span = this.nextSpan(frame, id, startedAt, 'error', input);
+    span.error = message;
+    this.settleState(frame, id, 'failed').error = message;
+    frame.state.spans.push(span);
+    if (!this.state.end) this.state.end = { at: this.deps.now(), error: message };
+    const root = this.frames.get(rootFrameId);
+    if (root && !root.closed) {
+      this.cancel(root, 'the run failed');
+      root.closed = true;
+    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1156,6 +1189,17 @@ export class Scheduler {
   }
 
   private openChild(frame: Frame, id: string, task: Task, child: ChildWorkflow, depth: number): void {
+    const refused = refusalOf(graphViolations(child.graph, this.state.context.policy));
+    if (refused) {
+      this.refuse(
+        frame,
+        id,
+        `Child workflow ${child.workflowId}: ${refused}`,
+        task.startedAt,
+        task.shownInputs,
+      );
+      return;
+    }
     const frameId = `${frame.state.id}/${id}/workflow`;
     this.state.graphs[frameId] = child.graph;
     const block = frame.state.blocks[id];

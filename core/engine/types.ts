@@ -5,6 +5,7 @@
 
 import type { FileAccess } from '../files/block-access';
 import type { HttpClient } from '../net/http';
+import type { AccessPolicy } from '../permissions/types';
 import type { Trigger } from '../triggers';
 
 export type BlockType =
@@ -127,6 +128,11 @@ export interface RunContext {
   /** Workspace environment variables for `{{NAME}}`, already decrypted. */
   environment: Record<string, string>;
   startedAt: string;
+  /**
+   * The restrictions of the acting user's permission group (core/permissions): a block they do not
+   * allow, in this workflow or a child workflow, fails the run before it runs. None: full access.
+   */
+  policy?: AccessPolicy;
 }
 
 /** Port: runs untrusted JavaScript in an isolated sandbox. */

@@ -60,7 +60,9 @@ export function requireInvitationsOn(switches: InvitationDeps['switches']): void
 }
 
 async function requireMayInvite(deps: InvitationDeps, principal: Principal, organizationId?: string) {
-  if (await deps.policy.invitationsDisabledFor(principal.user.id, organizationId)) {
+  // Into a workspace of no organization, the inviter's own organization's group still applies.
+  const groupsOf = organizationId ?? principal.user.organizationId;
+  if (await deps.policy.invitationsDisabledFor(principal.user.id, groupsOf)) {
     throw new ForbiddenError('Your permission group does not allow you to invite');
   }
 }

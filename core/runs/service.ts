@@ -14,7 +14,8 @@ import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
 import { redactSecrets } from '../environment/redact';
 import { ForbiddenError, ValidationError } from '../errors';
 import type { Principal } from '../identity/service';
-import type { IdentityStore } from '../identity/types';
+import type { IdentityStore, User } from '../identity/types';
+import type { AccessPolicy } from '../permissions/types';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome, Trigger } from './types';
 import { type SettleDeps, settleJob } from '../jobs/service';
 import { recordRunCost } from '../limits/service';
@@ -35,6 +36,11 @@ export interface PrepareDeps {
   syncBudgetInMs?: number;
   /** Where file inputs are stored; without it, a run given files is refused. */
   files?: FileDeps;
+  /**
+   * The acting user's permission group restrictions (core/permissions); the run carries them, and
+   * the engine refuses what they do not allow. Without it, or when it answers none: full access.
+   */
+  policyOf?: (user: User) => Promise<AccessPolicy | undefined>;
 }
 
 export async function prepareRun(
@@ -60,6 +66,7 @@ export async function prepareRun(
     workspaceId: workflow.workspaceId,
     executionId,
   });
+  const policy = await deps.policyOf?.(principal.user);
   return {
     executionId,
     workflowId,
@@ -74,6 +81,7 @@ export async function prepareRun(
     ...(options.usage === undefined
       ? {}
       : { usageOwner: options.usage.owner, chargedUsd: options.usage.chargedUsd }),
+    ...(policy === undefined ? {} : { policy }),
   };
 }
 
@@ -259,6 +267,7 @@ async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<C
       input: state.input,
       graph: await graphOf(deps, state),
       startedAt: state.startedAt,
+      ...(state.policy === undefined ? {} : { policy: state.policy }),
     },
     deps.engine.limits,
   );

@@ -224,6 +224,7 @@ function runContextOf(request: ExecutionRequest, graph: WorkflowGraph) {
     input: request.input,
     graph,
     startedAt: request.startedAt,
+    ...(request.policy === undefined ? {} : { policy: request.policy }),
   };
 }
 

@@ -3,6 +3,7 @@
  * Kept small: the deployed snapshot and large results are loaded by reference, never carried.
  */
 import type { CostSummary, RunResult } from '../engine/types';
+import type { AccessPolicy } from '../permissions/types';
 
 import type { Trigger } from '../triggers';
 
@@ -25,6 +26,8 @@ export interface ExecutionRequest {
   usageOwner?: string;
   /** USD of the run's cost counted when it was admitted (its base charge); Finalize adds the rest. */
   chargedUsd?: number;
+  /** The acting user's permission group restrictions, looked up once when the run was prepared. */
+  policy?: AccessPolicy;
 }
 
 /** What the Step task returns; the state machine routes on `status`. */

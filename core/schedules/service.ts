@@ -9,6 +9,7 @@ import { NotFoundError, UsageLimitExceededError, ValidationError } from '../erro
 import { permits } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
+import type { AccessPolicy } from '../permissions/types';
 import type { ExecutionRequest } from '../runs/types';
 import { loadWorkflow } from '../workflows/service';
 import type { WorkflowStore } from '../workflows/types';
@@ -173,6 +174,8 @@ export interface FireDeps {
    * UsageLimitExceededError when the owner's usage limit is reached.
    */
   usageOwnerOf(userId: string): Promise<string>;
+  /** The schedule's user's permission group restrictions (see PrepareDeps.policyOf); none: full access. */
+  policyOf?(userId: string): Promise<AccessPolicy | undefined>;
   now: () => Date;
 }
 
@@ -247,6 +250,7 @@ export async function runRequestForFire(
     await deps.schedules.recordFire(fire.workflowId, { scheduledTime, error: error.message });
     return undefined;
   }
+  const policy = await deps.policyOf?.(schedule.userId);
   await deps.schedules.recordFire(fire.workflowId, { scheduledTime });
   return {
     executionId: fireExecutionId(fire.workflowId, scheduledTime),
@@ -259,5 +263,6 @@ export async function runRequestForFire(
     startedAt: deps.now().toISOString(),
     mode: 'async',
     usageOwner,
+    ...(policy === undefined ? {} : { policy }),
   };
 }

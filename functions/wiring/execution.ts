@@ -12,6 +12,7 @@ import { deploymentReader } from './deployments';
 import { fileDeps } from './files';
 import { baseChargePerRunInUsd } from './limits';
 import { overrides } from './overrides';
+import { accessPolicyOf } from './permissions';
 import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
 
@@ -28,6 +29,7 @@ export function prepareDeps(): PrepareDeps {
     now: deps.now,
     syncBudgetInMs: syncBudgetInMs(),
     files: fileDeps(),
+    policyOf: accessPolicyOf,
   };
 }
 

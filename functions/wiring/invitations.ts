@@ -4,9 +4,9 @@ import { serviceSecret } from '../../adapters/secrets/service-secret';
 import { secrets } from '../../catalog/resources';
 import { readSwitches } from '../../core/config/switches';
 import type { InvitationDeps } from '../../core/invitations/service';
-import { allowAllInvitations } from '../../core/invitations/types';
 import { emailSender } from './email';
 import { identityDeps } from './identity';
+import { invitationsDisabledFor } from './permissions';
 
 const tokenKey = serviceSecret(secrets.invitationToken);
 
@@ -14,8 +14,8 @@ export function invitationDeps(options: { sendsEmail?: boolean } = {}): Invitati
   return {
     identity: identityDeps(),
     invitations: DynamoInvitationStore.fromEnv(),
-    // Permission groups' "disable invitations" plugs in here once they exist.
-    policy: allowAllInvitations,
+    // The inviter's permission group may turn invitations off (functions/wiring/permissions.ts).
+    policy: { invitationsDisabledFor },
     tokenKey,
     ...(options.sendsEmail ? { email: emailSender() } : {}),
     switches: readSwitches(),

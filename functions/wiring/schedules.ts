@@ -10,7 +10,9 @@ import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import { buckets } from '../../catalog/resources';
 import type { FireDeps, ScheduleDeps } from '../../core/schedules/service';
 import type { ScheduleRegistry } from '../../core/schedules/types';
+import { readSwitches } from '../../core/config/switches';
 import { identityDeps } from './identity';
+import { accessPolicyOf } from './permissions';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
 
@@ -66,6 +68,12 @@ export function scheduleFireDeps(): FireDeps {
       const user = await identityDeps().store.getUser(userId);
       if (!user) throw new Error(`User ${userId} of a schedule is missing`);
       return (await admitBackgroundRun(limitsDeps(), user)).key;
+    },
+    policyOf: async (userId) => {
+      // With access control off a fire costs no read; else the schedule's user's organization is needed.
+      if (!readSwitches().accessControlEnabled) return undefined;
+      const user = await identityDeps().store.getUser(userId);
+      return user && accessPolicyOf(user);
     },
     now,
   };

@@ -1,7 +1,8 @@
 import { applyWorkflowSchedule } from '../../core/schedules/service';
-import { deployWorkflow } from '../../core/workflows/service';
+import { deployWorkflow, getWorkflow } from '../../core/workflows/service';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
+import { permissionWarnings } from '../wiring/permissions';
 import { workflowScheduleDeps } from '../wiring/schedules';
 import { workflowDeps } from '../wiring/workflows';
 
@@ -9,5 +10,9 @@ export const handler = httpRoute('deployWorkflow', async ({ principal, params })
   const status = await deployWorkflow(workflowDeps(), principal, params.workflowId);
   // A schedule fires only while its workflow is deployed.
   await applyWorkflowSchedule(workflowScheduleDeps(), params.workflowId);
-  return ok({ data: status });
+  const warnings = await permissionWarnings(
+    principal.user,
+    async () => (await getWorkflow(workflowDeps(), principal, params.workflowId)).state,
+  );
+  return ok({ data: status, ...warnings });
 });

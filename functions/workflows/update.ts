@@ -2,13 +2,13 @@ import type { WorkflowGraph } from '../../core/engine/types';
 import { updateWorkflow } from '../../core/workflows/service';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
+import { permissionWarnings } from '../wiring/permissions';
 import { workflowDeps } from '../wiring/workflows';
 
-export const handler = httpRoute('updateWorkflow', async ({ principal, params, body }) =>
-  ok({
-    data: await updateWorkflow(workflowDeps(), principal, params.workflowId, {
-      ...body,
-      state: body.state as WorkflowGraph | undefined,
-    }),
-  }),
-);
+export const handler = httpRoute('updateWorkflow', async ({ principal, params, body }) => {
+  const workflow = await updateWorkflow(workflowDeps(), principal, params.workflowId, {
+    ...body,
+    state: body.state as WorkflowGraph | undefined,
+  });
+  return ok({ data: workflow, ...(await permissionWarnings(principal.user, () => workflow.state)) });
+});

@@ -16,6 +16,7 @@ afterEach(() => {
   process.env.ORGANIZATIONS_ENABLED = 'true';
   delete process.env.DISABLE_INVITATIONS;
   delete process.env.NEXT_PUBLIC_DISABLE_INVITATIONS;
+  delete process.env.ACCESS_CONTROL_ENABLED;
 });
 
 const outbox = () => join(service.get().service.dataDir, 'outbox', 'email');
@@ -173,6 +174,33 @@ describe('invitations', () => {
     }
     const members = await client.admin('GET', `/api/v1/admin/workspaces/${owner.workspaceId}/members`);
     expect(members.body.data).toHaveLength(1);
+  });
+
+  it('are refused to an inviter whose permission group disables them, and only with access control on', async () => {
+    // Prepare
+    const client = service.get();
+    const [owner, admin] = await Promise.all([client.newTenant('owner'), client.newTenant('admin')]);
+    const organizationId = await anOrganization(client, owner, [[admin, 'admin']]);
+    process.env.ACCESS_CONTROL_ENABLED = 'true';
+    const groups = `/api/organizations/${organizationId}/permission-groups`;
+    const group = await owner.call('POST', groups, { name: 'No invitations', disableInvitations: true });
+    await owner.call('POST', `${groups}/${group.body.data.id}/members`, { userId: admin.userId });
+    const invite = () =>
+      admin.call('POST', `/api/organizations/${organizationId}/invitations`, { email: 'new@example.com' });
+
+    // Act
+    const refused = await invite();
+    const byOwner = await owner.call('POST', `/api/organizations/${organizationId}/invitations`, {
+      email: 'other@example.com',
+    });
+    process.env.ACCESS_CONTROL_ENABLED = 'false';
+    const switchedOff = await invite();
+
+    // Assess
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatch(/permission group/);
+    expect(byOwner.status, JSON.stringify(byOwner.body)).toBe(201);
+    expect(switchedOff.status, JSON.stringify(switchedOff.body)).toBe(201);
   });
 
   it('are refused without ORGANIZATIONS_ENABLED', async () => {

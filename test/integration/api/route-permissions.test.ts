@@ -5,7 +5,7 @@
  * real ones, so a new route is covered as soon as it is in the table.
  */
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RouteDefinition, type RoutePermission, routes } from '../../../catalog/routes';
 import type { WorkspacePermission } from '../../../core/identity/types';
 import { anOrganization } from '../../support/organizations';
@@ -21,8 +21,14 @@ import {
 const service = useLocalService();
 
 beforeAll(() => {
-  // Organization routes and invitations are switched off by default.
+  // Organization routes, invitations and permission groups are switched off by default.
   process.env.ORGANIZATIONS_ENABLED = 'true';
+  process.env.ACCESS_CONTROL_ENABLED = 'true';
+});
+
+afterAll(() => {
+  delete process.env.ORGANIZATIONS_ENABLED;
+  delete process.env.ACCESS_CONTROL_ENABLED;
 });
 
 const allRoutes = routes as readonly RouteDefinition[];
@@ -51,6 +57,7 @@ const placeholders = {
   execution: '0b7c7a52-3f0e-4a53-9d2c-1f6a2b0c9e11',
   organization: 'org_example',
   invitation: 'inv_example',
+  group: 'pg_example',
   otherUser: 'usr_other',
 } as const;
 
@@ -153,6 +160,20 @@ async function aCrew(client: TestService): Promise<Crew> {
   return { owner, members, outsider };
 }
 
+/** A permission group of the organization; a route whose path names a member finds them in it. */
+async function aGroup(owner: Tenant, organizationId: string, member?: Tenant): Promise<string> {
+  const path = `/api/organizations/${organizationId}/permission-groups`;
+  const group = await owner.call('POST', path, { name: unique('group'), allowedBlocks: ['function'] });
+  expect(group.status, JSON.stringify(group.body)).toBe(201);
+  if (member) {
+    const added = await owner.call('POST', `${path}/${group.body.data.id}/members`, {
+      userId: member.userId,
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+  }
+  return group.body.data.id;
+}
+
 const rank = { read: 1, write: 2, admin: 3, organizationMember: 1, organizationAdmin: 2 } as const;
 
 describe('route permissions', () => {
@@ -215,10 +236,18 @@ describe('route permissions', () => {
           email: 'invited@example.com',
         });
         const sample = sampleOf(route);
+        const group = uses(sample, 'group')
+          ? await aGroup(
+              owner,
+              organizationId,
+              sample.path.includes(placeholders.otherUser) ? other : undefined,
+            )
+          : undefined;
         const request = requestWith(sample, {
           organization: organizationId,
           otherUser: other.userId,
           invitation: invitation.body.data.id,
+          group,
         });
         const needed = rank[route.permission as 'organizationMember' | 'organizationAdmin'];
 

@@ -121,6 +121,19 @@ describe('executeStep', () => {
     await expect(attempt).rejects.toThrow('Checkpoint of execution exec-1 is missing');
   });
 
+  it("refuses a block the state's permission group policy does not allow, naming it, before anything runs", async () => {
+    const policy = { groupId: 'pg_1', groupName: 'Contractors', allowedBlocks: ['function'] };
+    const outcome = await executeStep(stepDeps('return 1;', 60_000), state({ policy }));
+    expect(outcome).toMatchObject({
+      status: 'done',
+      result: {
+        success: false,
+        error:
+          'Block "Respond" (response): block type "response" is not allowed by permission group "Contractors" (allowed: function)',
+      },
+    });
+  });
+
   it('hands a result over the inline limit over by reference', async () => {
     const checkpoints = new MemoryCheckpoints();
     const code = `return 'x'.repeat(${inlineResultLimitInBytes + 10});`;

@@ -393,6 +393,30 @@ describe('runRequestForFire', () => {
     });
   });
 
+  it("carries the permission group policy of the schedule's user", async () => {
+    // Prepare
+    const { deps, fireDeps } = fixture();
+    await putSchedule(deps, writer, 'wf_live', { cron: '0 12 * * *', input: { topic: 'news' } });
+    const policy = { groupId: 'pg_1', groupName: 'Contractors', allowedBlocks: ['function'] };
+    const asked: string[] = [];
+
+    // Act
+    const request = await runRequestForFire(
+      {
+        ...fireDeps,
+        policyOf: async (userId) => {
+          asked.push(userId);
+          return policy;
+        },
+      },
+      fire,
+    );
+
+    // Assess
+    expect(request?.policy).toEqual(policy);
+    expect(asked).toEqual(['usr_writer']);
+  });
+
   it('starts no run past the usage limit, and says why on the schedule', async () => {
     // Prepare
     const { deps, fireDeps, schedules } = fixture();

@@ -1,0 +1,8 @@
+import { deletePermissionGroup } from '../../core/permissions/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { permissionGroupDeps } from '../wiring/permissions';
+
+export const handler = httpRoute('deletePermissionGroup', async ({ principal, params }) =>
+  ok({ data: await deletePermissionGroup(permissionGroupDeps(), principal, params.orgId, params.groupId) }),
+);

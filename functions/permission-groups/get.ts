@@ -1,0 +1,8 @@
+import { getPermissionGroup } from '../../core/permissions/service';
+import { ok } from '../http/responses';
+import { httpRoute } from '../http/route';
+import { permissionGroupDeps } from '../wiring/permissions';
+
+export const handler = httpRoute('getPermissionGroup', async ({ principal, params }) =>
+  ok({ data: await getPermissionGroup(permissionGroupDeps(), principal, params.orgId, params.groupId) }),
+);
