@@ -6,13 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type RouteDefinition, routes } from '../catalog/routes';
 import type { ResponseSink } from '../functions/http/streaming-route';
 import { type FormPages, startFormPages } from './form-pages';
+import { moduleUrlOf } from './modules';
 
 type Handler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   /** Streaming routes (functions/http/streaming-route.ts): write the answer to a sink as it comes. */
@@ -46,7 +45,7 @@ export function compilePath(path: string): { pattern: RegExp; parameterNames: st
 export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
   return Promise.all(
     (routes as readonly RouteDefinition[]).map(async (route) => {
-      const module = (await import(pathToFileURL(resolve(root, route.entry)).href)) as { handler: Handler };
+      const module = (await import(moduleUrlOf(root, route.entry))) as { handler: Handler };
       return { route, ...compilePath(route.path), handler: module.handler };
     }),
   );

@@ -4,14 +4,13 @@
  * its dead-letter queue), `every` workers a timer, and `executionEnded` workers hear of async runs that ended outside their
  * Finalize. Each is called through its module's `handler`, as Lambda calls it.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { taskWorkers } from '../catalog/execution-definition';
 import { type WorkerDefinition, workers } from '../catalog/routes';
 import { sqsClient } from '../adapters/aws/clients';
 import type { ExecutionRequest } from '../core/runs/types';
 import { localLambdaContext } from './lambda-context';
+import { moduleUrlOf } from './modules';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
 import { type QueuePoller, startQueuePoller } from './stack/queue-poller';
 import { createLocalExecutionStarter, type LocalExecutionStarter } from './stack/step-functions';
@@ -39,7 +38,7 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
   const handlers = new Map<string, Handler>();
   await Promise.all(
     Object.values(workers).map(async (worker: WorkerDefinition) => {
-      const module = (await import(pathToFileURL(resolve(options.root, worker.entry)).href)) as {
+      const module = (await import(moduleUrlOf(options.root, worker.entry))) as {
         handler: Handler;
       };
       handlers.set(worker.id, module.handler);
