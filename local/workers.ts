@@ -11,6 +11,7 @@ import { sqsClient } from '../adapters/aws/clients';
 import type { ExecutionRequest } from '../core/runs/types';
 import { localLambdaContext } from './lambda-context';
 import { moduleUrlOf } from './modules';
+import { isMetering, meter } from '../adapters/metering';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
 import { type QueuePoller, startQueuePoller } from './stack/queue-poller';
 import { createLocalExecutionStarter, type LocalExecutionStarter } from './stack/step-functions';
@@ -44,11 +45,20 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
       handlers.set(worker.id, module.handler);
     }),
   );
-  const invoke = (worker: WorkerDefinition, event: unknown) =>
-    (handlers.get(worker.id) as Handler)(
-      event as never,
-      localLambdaContext(worker.id, worker.timeoutInSeconds, worker.memoryInMb),
-    );
+  const invoke = async (worker: WorkerDefinition, event: unknown) => {
+    const startedInMs = performance.now();
+    try {
+      return await (handlers.get(worker.id) as Handler)(
+        event as never,
+        localLambdaContext(worker.id, worker.timeoutInSeconds, worker.memoryInMb),
+      );
+    } finally {
+      if (isMetering()) {
+        const durationInMs = performance.now() - startedInMs;
+        meter({ kind: 'lambda', functionId: worker.id, memoryInMb: worker.memoryInMb, durationInMs });
+      }
+    }
+  };
 
   // What EventBridge delivers in AWS when an async execution ends outside its Catch.
   const executionEnded = Object.values(workers as Record<string, WorkerDefinition>).filter(

@@ -1,0 +1,82 @@
+/**
+ * The cost model's call counts, measured on the local stack: a sync and an async run of the
+ * 3-block workflow make exactly these billable calls, so a change that adds one to the path
+ * (a storage call, a queue message, a function) fails here and moves `npm run cost`'s figure.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { costOfMillionRuns, totalOf, type Usage } from '../../../bench/cost/model';
+import { measureWorkflows, type WorkflowName } from '../../../bench/cost/measure';
+import { prices } from '../../../bench/cost/prices';
+
+const runs = 3;
+let measured: Map<WorkflowName, Usage>;
+
+beforeAll(async () => {
+  measured = await measureWorkflows({ runs, only: ['sync 3-block', 'async 3-block'] });
+}, 120_000);
+
+function callsPerRun(usage: Usage): Record<string, number> {
+  return Object.fromEntries(Object.entries(usage.calls).map(([call, count]) => [call, count / usage.runs]));
+}
+
+/** Everything but the durations, which depend on the machine: requests, units, transitions. */
+function countedCostOf(usage: Usage): number {
+  return totalOf(costOfMillionRuns(usage, prices).filter((item) => !item.item.endsWith('duration')));
+}
+
+describe('measured calls of a run', () => {
+  it('a sync run: the request, Step, Finalize, the completion event, and these storage calls', () => {
+    // Prepare
+    const usage = measured.get('sync 3-block')!;
+
+    // Act
+    const calls = callsPerRun(usage);
+
+    // Assess
+    expect(usage.runs).toBe(runs);
+    expect(calls).toEqual({
+      'Lambda.executeWorkflow': 1,
+      'StepFunctions.EXPRESS': 1,
+      'Lambda.executionStep': 1,
+      'Lambda.executionFinalize': 1,
+      'Lambda.notificationsWorker': 1,
+      'DynamoDB.GetItem': 3,
+      'DynamoDB.UpdateItem': 1,
+      'DynamoDB.PutItem': 1,
+      'DynamoDB.Query': 1,
+      'SQS.SendMessage': 1,
+      'SQS.ReceiveMessage': 1,
+      'SQS.DeleteMessageBatch': 1,
+    });
+    expect(usage.dynamoWriteUnits / runs).toBe(4);
+    expect(usage.dynamoReadUnits / runs).toBe(4);
+    expect(countedCostOf(usage)).toBeCloseTo(9.5, 6);
+  });
+
+  it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
+    // Prepare
+    const usage = measured.get('async 3-block')!;
+
+    // Act
+    const calls = callsPerRun(usage);
+
+    // Assess
+    expect(calls).toEqual({
+      'Lambda.executeWorkflow': 1,
+      'Lambda.jobsStart': 1,
+      'StepFunctions.STANDARD': 1,
+      'Lambda.executionStep': 1,
+      'Lambda.executionFinalize': 1,
+      'Lambda.notificationsWorker': 1,
+      'Lambda.getJob': 1,
+      'DynamoDB.GetItem': 8,
+      'DynamoDB.UpdateItem': 5,
+      'DynamoDB.PutItem': 2,
+      'DynamoDB.Query': 1,
+      'SQS.SendMessage': 2,
+      'SQS.ReceiveMessage': 2,
+      'SQS.DeleteMessageBatch': 2,
+    });
+    expect(usage.standardTransitions / runs).toBe(3);
+  });
+});
