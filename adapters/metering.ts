@@ -5,6 +5,7 @@
  * while it runs workflows; with no subscriber, publishing is skipped and a call costs one check.
  */
 import { channel } from 'node:diagnostics_channel';
+import { type IndexDefinition, tables } from '../catalog/resources';
 
 export type AwsService = 'DynamoDB' | 'S3' | 'SQS' | 'StepFunctions' | 'KMS' | 'SecretsManager' | 'Scheduler';
 
@@ -101,6 +102,35 @@ function estimatedUnits(operation: string, input: Input, output: Output): { read
   }
 }
 
+/** The catalogue's indexes of a table, by its local name (the catalogue key) or its name in AWS. */
+function indexesOf(tableName: unknown): readonly IndexDefinition[] {
+  for (const [name, table] of Object.entries(tables)) {
+    if (name === tableName || process.env[table.envVar] === tableName) return table.indexes;
+  }
+  return [];
+}
+
+/**
+ * A put also writes the item to every global secondary index whose key it has: one unit per KB of
+ * what the index copies (the emulator reports the table's units only). An update or a delete is
+ * counted for the table alone, since which indexes the stored item is in is not in the call.
+ */
+function indexWriteUnitsOf(operation: string, input: Input): number {
+  if (operation !== 'PutItem') return 0;
+  const item = (input.Item ?? {}) as Record<string, unknown>;
+  return indexesOf(input.TableName).reduce((sum, index) => {
+    if (item[index.partitionKey] === undefined) return sum;
+    const copied = index.projection
+      ? Object.fromEntries(
+          [index.partitionKey, index.sortKey, ...index.projection].flatMap((name) =>
+            name !== undefined && item[name] !== undefined ? [[name, item[name]]] : [],
+          ),
+        )
+      : item;
+    return sum + Math.max(1, Math.ceil(sizeInBytes(copied) / 1024));
+  }, 0);
+}
+
 function unitsOf(operation: string, input: Input, output: Output): { read?: number; write?: number } {
   const consumed = output?.ConsumedCapacity as
     | { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number }
@@ -142,8 +172,9 @@ export function withMetering<C extends { middlewareStack: unknown }>(client: C, 
       const event: MeteredEvent = { kind: 'aws', service, operation, resource: resourceOf(args.input) };
       if (asksCapacity) {
         const units = unitsOf(operation, input, result.output);
+        const writeUnits = (units.write ?? 0) + indexWriteUnitsOf(operation, input);
         if (units.read) event.readUnits = units.read;
-        if (units.write) event.writeUnits = units.write;
+        if (writeUnits) event.writeUnits = writeUnits;
       }
       if (service === 'SQS' && operation === 'ReceiveMessage') {
         event.messages = ((result.output?.Messages as unknown[] | undefined) ?? []).length;

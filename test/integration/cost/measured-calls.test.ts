@@ -49,9 +49,10 @@ describe('measured calls of a run', () => {
       'SQS.ReceiveMessage': 1,
       'SQS.DeleteMessageBatch': 1,
     });
-    expect(usage.dynamoWriteUnits / runs).toBe(4);
+    // The token (1) and the log entry (3), and its copies in the workspace's and the workflow's log indexes (2).
+    expect(usage.dynamoWriteUnits / runs).toBe(6);
     expect(usage.dynamoReadUnits / runs).toBe(1);
-    expect(countedCostOf(usage)).toBeCloseTo(9.125, 6);
+    expect(countedCostOf(usage)).toBeCloseTo(10.375, 6);
   });
 
   it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
