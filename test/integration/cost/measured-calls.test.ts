@@ -49,10 +49,14 @@ describe('measured calls of a run', () => {
       'SQS.ReceiveMessage': 1,
       'SQS.DeleteMessageBatch': 1,
     });
-    // The token (1) and the log entry (3), and its copies in the workspace's and the workflow's log indexes (2).
-    expect(usage.dynamoWriteUnits / runs).toBe(6);
+    // The token (1), the log entry (its execution data gzipped, about 1 KB: 1 or 2 units as the
+    // run's timings take more or fewer digits), and its copies in the workspace's and the
+    // workflow's log indexes (2).
+    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(4);
+    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(5);
     expect(usage.dynamoReadUnits / runs).toBe(1);
-    expect(countedCostOf(usage)).toBeCloseTo(10.375, 6);
+    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(9.125);
+    expect(countedCostOf(usage)).toBeLessThanOrEqual(9.75);
   });
 
   it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
