@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
+import { measureBundleInit } from './bundle-init';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 import { benchFiles, printFilesBench } from './files';
@@ -201,11 +202,17 @@ async function benchServers() {
 if (runs('sync') || runs('async')) await benchServers();
 
 if (runs('bundles')) {
-  console.log('\nLambda bundles (esbuild, minified, AWS SDK external)');
-  const bundles = await bundleAll();
+  console.log(
+    '\nLambda bundles (esbuild, minified, AWS SDK external): size, and init in a fresh Node process',
+  );
+  const sizes = await bundleAll();
+  const inits = await measureBundleInit(sizes.map((bundle) => bundle.id));
+  const bundles = sizes.map((bundle, index) => ({ ...bundle, initInMs: inits[index].initInMs }));
   for (const bundle of bundles) {
     const flag = bundle.bytes > bundleSizeLimitInBytes ? '  over 1 MB' : '';
-    console.log(`${bundle.id.padEnd(28)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KB${flag}`);
+    console.log(
+      `${bundle.id.padEnd(28)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KB ${String(bundle.initInMs).padStart(8)} ms${flag}`,
+    );
   }
   results.bundles = bundles;
 }
