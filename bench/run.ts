@@ -203,7 +203,7 @@ if (runs('sync') || runs('async')) await benchServers();
 
 if (runs('bundles')) {
   console.log(
-    '\nLambda bundles (esbuild, minified, AWS SDK external): size, and init in a fresh Node process',
+    '\nLambda bundles (esbuild, minified, AWS SDK external): size, and init in a fresh Node process (best of 3)',
   );
   const sizes = await bundleAll();
   const inits = await measureBundleInit(sizes.map((bundle) => bundle.id));
