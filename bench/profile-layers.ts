@@ -62,10 +62,10 @@ export interface ProfileSummary {
   topFunctions: { name: string; where: string; ms: number }[];
 }
 
-const pseudoFrames: Record<string, string> = {
-  '(garbage collector)': 'garbage collection',
-  '(program)': 'V8 and native code (no JavaScript on the stack)',
-};
+const pseudoFrames = new Map([
+  ['(garbage collector)', 'garbage collection'],
+  ['(program)', 'V8 and native code (no JavaScript on the stack)'],
+]);
 
 export function summarize(
   profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] },
@@ -81,7 +81,7 @@ export function summarize(
     const cached = layerCache.get(id);
     if (cached) return cached;
     const node = byId.get(id)!;
-    const pseudo = pseudoFrames[node.callFrame.functionName];
+    const pseudo = pseudoFrames.get(node.callFrame.functionName);
     const own = pseudo ?? classify(node.callFrame.url);
     const parent = parentOf.get(id);
     const layer =

@@ -10,7 +10,7 @@
  *
  *   npm run bench:profile                      3,000 runs per concurrency
  *   BENCH_REQUESTS=600 npm run bench:profile   fewer
- *   npm run bench:profile -- <file.cpuprofile> only the table, of a profile taken before
+ *   npm run bench:profile -- <file.cpuprofile> [--runs <n>]   only the table, of a profile taken before
  *
  * The .cpuprofile is kept under bench/results/ (open it in Chrome DevTools or speedscope for the
  * flame graph); the table goes to the terminal and to bench/results/profile.md.
@@ -70,7 +70,10 @@ const profile = JSON.parse(await readFile(file, 'utf8')) as {
   timeDeltas: number[];
 };
 const summary = summarize(profile, layerOf);
-const runs = loads.reduce((sum, load) => sum + load.requests, 0);
+// A profile read from a file says nothing of its load: `--runs <n>` gives the per-run column.
+const runsGiven = process.argv.indexOf('--runs');
+const runs =
+  runsGiven > 0 ? Number(process.argv[runsGiven + 1]) : loads.reduce((sum, load) => sum + load.requests, 0);
 const perRun = (ms: number) => (runs ? (ms / runs).toFixed(3) : '');
 const lines = [
   `Profile: ${file}`,
@@ -79,11 +82,11 @@ const lines = [
       `  load: ${load.requests} sync runs at ${load.concurrency} client(s): ${load.throughputPerSecond}/s, p50 ${load.p50InMs} ms`,
   ),
   '',
-  '| layer | ms | share of busy time |',
-  '| --- | ---: | ---: |',
+  '| layer | ms | ms per run | share of busy time |',
+  '| --- | ---: | ---: | ---: |',
   ...summary.layers.map(
     (layer) =>
-      `| ${layer.name} | ${Math.round(layer.ms)} | ${((layer.ms / summary.busyMs) * 100).toFixed(1)}% |`,
+      `| ${layer.name} | ${Math.round(layer.ms)} | ${perRun(layer.ms)} | ${((layer.ms / summary.busyMs) * 100).toFixed(1)}% |`,
   ),
   '',
   `Busy ${Math.round(summary.busyMs)} ms (${perRun(summary.busyMs)} ms per run), idle ${Math.round(summary.idleMs)} ms.`,
