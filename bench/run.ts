@@ -7,6 +7,11 @@
  * webhook deliveries per second and the delay from a run's end to its delivery (bench/notifications.ts),
  * and form pages, configs and submissions (bench/forms.ts).
  * Writes bench/results/latest.json.
+ *
+ * `npm run bench -- sync async bundles` runs only the named sections (engine, state-machine, stack,
+ * limits, logs, files, notifications, forms, sync, async, bundles) and writes
+ * bench/results/latest-<sections>.json; sync includes the bare node:http baseline and the streamed
+ * run, and async measures the service's sync throughput at 16 clients too, as its baseline.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +20,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
+import { measureBundleInit } from './bundle-init';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 import { benchFiles, printFilesBench } from './files';
@@ -25,6 +31,28 @@ import { benchNotifications, printNotificationsBench } from './notifications';
 import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
 import { measureFirstByte } from './stream';
+
+const sectionNames = [
+  'engine',
+  'state-machine',
+  'stack',
+  'limits',
+  'logs',
+  'files',
+  'notifications',
+  'forms',
+  'sync',
+  'async',
+  'bundles',
+] as const;
+type Section = (typeof sectionNames)[number];
+const chosen = process.argv.slice(2).filter((arg) => arg !== '--');
+for (const name of chosen) {
+  if (!(sectionNames as readonly string[]).includes(name)) {
+    throw new Error(`Unknown bench section "${name}"; choose from ${sectionNames.join(', ')}`);
+  }
+}
+const runs = (section: Section) => chosen.length === 0 || chosen.includes(section);
 
 const concurrencies = [1, 16];
 const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -67,110 +95,129 @@ function row(name: string, result: LoadResult, baseline: LoadResult): string {
 }
 
 // The engine first, on a quiet machine, before the servers start.
-const engine = await benchEngine();
-printEngineBench(engine);
-const stateMachine = await benchStateMachine();
-printStateMachineBench(stateMachine);
-const stackStart = await benchStackStart();
-printStackStartBench(stackStart);
-const limits = await benchLimits();
-printLimitsBench(limits);
-const logs = await benchLogs();
-printLogsBench(logs);
-const files = await benchFiles();
-printFilesBench(files);
-const notifications = await benchNotifications();
-printNotificationsBench(notifications);
-const forms = await benchForms();
-printFormsBench(forms);
+const results: Record<string, unknown> = {
+  measuredAt: new Date().toISOString(),
+  machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
+};
+async function section<T>(name: Section, key: string, bench: () => Promise<T>, print: (result: T) => void) {
+  if (!runs(name)) return;
+  const result = await bench();
+  print(result);
+  results[key] = result;
+}
+await section('engine', 'engine', benchEngine, printEngineBench);
+await section('state-machine', 'stateMachine', benchStateMachine, printStateMachineBench);
+await section('stack', 'stackStart', benchStackStart, printStackStartBench);
+await section('limits', 'limits', benchLimits, printLimitsBench);
+await section('logs', 'logs', benchLogs, printLogsBench);
+await section('files', 'files', benchFiles, printFilesBench);
+await section('notifications', 'notifications', benchNotifications, printNotificationsBench);
+await section('forms', 'forms', benchForms, printFormsBench);
 
-const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
-const baselineServer = await startServer(['baseline']);
-const serviceServer = await startServer(['service', dataDir]);
-try {
-  const baseline = await measure(baselineServer.target);
-  const service = await measure(serviceServer.target);
-  console.log('\nSync execution of start → function → response, local HTTP server vs bare node:http');
-  console.log(
-    [
-      'target'.padEnd(10),
-      '  c',
-      'throughput'.padStart(9),
-      'p50'.padStart(10),
-      'p99'.padStart(10),
-      'p50 ratio',
-      'of base',
-      'errors',
-    ].join('  '),
-  );
-  for (let i = 0; i < concurrencies.length; i++) {
-    console.log(row('baseline', baseline[i], baseline[i]));
-    console.log(row('service', service[i], baseline[i]));
+const header = [
+  'target'.padEnd(10),
+  '  c',
+  'throughput'.padStart(9),
+  'p50'.padStart(10),
+  'p99'.padStart(10),
+  'p50 ratio',
+  'of base',
+  'errors',
+].join('  ');
+
+async function benchServers() {
+  const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
+  const baselineServer = runs('sync') ? await startServer(['baseline']) : undefined;
+  const serviceServer = await startServer(['service', dataDir]);
+  try {
+    const service = await measure(serviceServer.target);
+    const syncAtC16 = service[concurrencies.indexOf(16)];
+    if (baselineServer) {
+      const baseline = await measure(baselineServer.target);
+      console.log('\nSync execution of start → function → response, local HTTP server vs bare node:http');
+      console.log(header);
+      for (let i = 0; i < concurrencies.length; i++) {
+        console.log(row('baseline', baseline[i], baseline[i]));
+        console.log(row('service', service[i], baseline[i]));
+      }
+      // The same load from 16 users, one client each: no user's own records are shared by the clients.
+      const baselineAtC16 = baseline[concurrencies.indexOf(16)];
+      const spread = await runLoad(serviceServer.target, 16, Math.ceil(requestsPerRun / 16), {
+        spread: true,
+      });
+      console.log(row('16 users', spread, baselineAtC16));
+      results.syncExecution = {
+        workflow: 'start → function → response',
+        baseline,
+        service,
+        sixteenUsers: spread,
+      };
+
+      // Streamed runs of the same workflow: time to the first byte of the event stream.
+      const streamRequests = Number(process.env.BENCH_STREAM_REQUESTS ?? 300);
+      const streamBaseline = await measureFirstByte(baselineServer.target, '/stream', streamRequests);
+      const streamService = await measureFirstByte(
+        serviceServer.target,
+        serviceServer.target.path,
+        streamRequests,
+      );
+      console.log(
+        `\nStreamed execution (stream: true) of the same workflow, time to the first SSE byte, one at a time`,
+      );
+      console.log(
+        `  service p50 ${streamService.p50InMs} ms, p99 ${streamService.p99InMs} ms; baseline p50 ${streamBaseline.p50InMs} ms ` +
+          `(${(streamService.p50InMs / streamBaseline.p50InMs).toFixed(1)}×)`,
+      );
+      results.streamedExecution = {
+        workflow: 'start → function → response',
+        baseline: streamBaseline,
+        service: streamService,
+      };
+    }
+
+    if (runs('async')) {
+      // Async runs of the same workflow; the baseline is the service's own sync throughput at c16.
+      const asyncJobs = Number(process.env.BENCH_ASYNC_JOBS ?? 500);
+      const asyncResult = await runAsyncLoad(serviceServer.target, asyncJobs, 16);
+      console.log(
+        `\nAsync execution of the same workflow: ${asyncJobs} jobs, 16 clients, enqueue to completed`,
+      );
+      console.log(
+        `  enqueue ${asyncResult.enqueuePerSecond}/s; completed ${asyncResult.completedPerSecond} jobs/s in ` +
+          `${asyncResult.enqueueToCompletedInMs} ms (${(asyncResult.completedPerSecond / syncAtC16.throughputPerSecond).toFixed(2)}× ` +
+          `sync runs/s at c16, ${syncAtC16.throughputPerSecond}/s); failed ${asyncResult.failed}`,
+      );
+      results.asyncExecution = {
+        workflow: 'start → function → response',
+        ...asyncResult,
+        syncBaseline: syncAtC16,
+      };
+    }
+  } finally {
+    baselineServer?.child.kill();
+    serviceServer.child.kill();
+    await rm(dataDir, { recursive: true, force: true });
   }
-  // The same load from 16 users, one client each: no user's own records are shared by the clients.
-  const baselineAtC16 = baseline[concurrencies.indexOf(16)];
-  const spread = await runLoad(serviceServer.target, 16, Math.ceil(requestsPerRun / 16), { spread: true });
-  console.log(row('16 users', spread, baselineAtC16));
+}
+if (runs('sync') || runs('async')) await benchServers();
 
-  // Streamed runs of the same workflow: time to the first byte of the event stream.
-  const streamRequests = Number(process.env.BENCH_STREAM_REQUESTS ?? 300);
-  const streamBaseline = await measureFirstByte(baselineServer.target, '/stream', streamRequests);
-  const streamService = await measureFirstByte(
-    serviceServer.target,
-    serviceServer.target.path,
-    streamRequests,
-  );
+if (runs('bundles')) {
   console.log(
-    `\nStreamed execution (stream: true) of the same workflow, time to the first SSE byte, one at a time`,
+    '\nLambda bundles (esbuild, minified, AWS SDK external): size, and init in a fresh Node process (best of 3)',
   );
-  console.log(
-    `  service p50 ${streamService.p50InMs} ms, p99 ${streamService.p99InMs} ms; baseline p50 ${streamBaseline.p50InMs} ms ` +
-      `(${(streamService.p50InMs / streamBaseline.p50InMs).toFixed(1)}×)`,
-  );
-
-  // Async runs of the same workflow; the baseline is the service's own sync throughput at c16.
-  const asyncJobs = Number(process.env.BENCH_ASYNC_JOBS ?? 500);
-  const asyncResult = await runAsyncLoad(serviceServer.target, asyncJobs, 16);
-  const syncAtC16 = service[concurrencies.indexOf(16)];
-  console.log(`\nAsync execution of the same workflow: ${asyncJobs} jobs, 16 clients, enqueue to completed`);
-  console.log(
-    `  enqueue ${asyncResult.enqueuePerSecond}/s; completed ${asyncResult.completedPerSecond} jobs/s in ` +
-      `${asyncResult.enqueueToCompletedInMs} ms (${(asyncResult.completedPerSecond / syncAtC16.throughputPerSecond).toFixed(2)}× ` +
-      `sync runs/s at c16, ${syncAtC16.throughputPerSecond}/s); failed ${asyncResult.failed}`,
-  );
-
-  console.log('\nLambda bundles (esbuild, minified, AWS SDK external)');
-  const bundles = await bundleAll();
+  const sizes = await bundleAll();
+  const inits = await measureBundleInit(sizes.map((bundle) => bundle.id));
+  const bundles = sizes.map((bundle, index) => ({ ...bundle, initInMs: inits[index].initInMs }));
   for (const bundle of bundles) {
     const flag = bundle.bytes > bundleSizeLimitInBytes ? '  over 1 MB' : '';
-    console.log(`${bundle.id.padEnd(28)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KB${flag}`);
+    console.log(
+      `${bundle.id.padEnd(28)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KB ${String(bundle.initInMs).padStart(8)} ms${flag}`,
+    );
   }
-
-  const result = {
-    measuredAt: new Date().toISOString(),
-    machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
-    engine,
-    stateMachine,
-    stackStart,
-    limits,
-    logs,
-    files,
-    notifications,
-    forms,
-    syncExecution: { workflow: 'start → function → response', baseline, service, sixteenUsers: spread },
-    streamedExecution: {
-      workflow: 'start → function → response',
-      baseline: streamBaseline,
-      service: streamService,
-    },
-    asyncExecution: { workflow: 'start → function → response', ...asyncResult, syncBaseline: syncAtC16 },
-    bundles,
-  };
-  await mkdir('bench/results', { recursive: true });
-  await writeFile('bench/results/latest.json', `${JSON.stringify(result, null, 2)}\n`);
-  console.log('\nWritten to bench/results/latest.json');
-} finally {
-  baselineServer.child.kill();
-  serviceServer.child.kill();
-  await rm(dataDir, { recursive: true, force: true });
+  results.bundles = bundles;
 }
+
+const file = chosen.length ? `bench/results/latest-${chosen.join('-')}.json` : 'bench/results/latest.json';
+await mkdir('bench/results', { recursive: true });
+await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\nWritten to ${file}`);

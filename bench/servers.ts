@@ -3,8 +3,13 @@
  * does not share their event loop. Prints one JSON line `{url, ...}` when ready.
  *   tsx bench/servers.ts service <dataDir>   the workflow service with a deployed 3-block workflow
  *   tsx bench/servers.ts baseline            a bare node:http server answering JSON
+ * With BENCH_PROFILE_FILE set, the service process samples its CPU from the moment it is ready
+ * until it is stopped, and writes the profile there (bench/profile.ts), so that setting up the
+ * stack and the tenants stays out of it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { startLocalService } from '../local/service';
 import { unreachableRateLimitsJson } from '../test/support/limits';
@@ -78,9 +83,29 @@ async function baseline() {
   };
 }
 
+/** Starts sampling; the returned function stops it and writes the profile to `file`. */
+async function startProfiler(file: string): Promise<() => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+  };
+}
+
 const [mode, dataDir] = process.argv.slice(2);
 const target = mode === 'service' ? await service(dataDir) : await baseline();
+const profileFile = process.env.BENCH_PROFILE_FILE;
+const stopProfiler = profileFile ? await startProfiler(profileFile) : undefined;
 process.stdout.write(`${JSON.stringify(target)}\n`);
 
 // Exit through process.exit so --cpu-prof and other exit hooks run when the benchmark stops us.
-process.once('SIGTERM', () => process.exit(0));
+process.once('SIGTERM', () => {
+  if (!stopProfiler) process.exit(0);
+  stopProfiler().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+});

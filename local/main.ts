@@ -1,4 +1,8 @@
-/** `npm start`: the service on http://localhost:3000 with demo data. */
+/**
+ * The service on http://localhost:3000 with demo data. `npm start` runs this module compiled
+ * (scripts/start.mjs), in the process whose id the ready line prints: SIGINT or SIGTERM to it stops
+ * the service (servers, workers, emulators) and ends the process.
+ */
 import { readSwitches } from '../core/config/switches';
 import { startLocalService } from './service';
 import { ensureDemoData } from './seed';
@@ -15,7 +19,7 @@ const demo = await ensureDemoData(service.dataDir, service.url, service.adminKey
 const readyInMs = Date.now() - startedAt;
 
 const lines = [
-  `Workflow service listening on ${service.url} (ready in ${readyInMs} ms; data in ${process.env.DATA_DIR ?? '.data'})`,
+  `Workflow service listening on ${service.url} (ready in ${readyInMs} ms; data in ${process.env.DATA_DIR ?? '.data'}; process ${process.pid})`,
   '',
   `Admin key (x-admin-key): ${service.adminKey}`,
   `Demo API key (x-api-key): ${demo.apiKey}`,
@@ -43,8 +47,12 @@ const lines = [
 ];
 console.log(lines.join('\n'));
 
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    // A second signal while stopping (a second Ctrl-C) ends the process at once.
+    if (stopping) process.exit(1);
+    stopping = true;
     service.stop().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -6,13 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { defaultMemoryInMb, defaultTimeoutInSeconds } from '../catalog/function-defaults';
 import { type RouteDefinition, routes } from '../catalog/routes';
 import type { ResponseSink } from '../functions/http/streaming-route';
 import { type FormPages, startFormPages } from './form-pages';
+import { moduleUrlOf } from './modules';
+import { isMetering, meter } from '../adapters/metering';
 
 type Handler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   /** Streaming routes (functions/http/streaming-route.ts): write the answer to a sink as it comes. */
@@ -46,7 +47,7 @@ export function compilePath(path: string): { pattern: RegExp; parameterNames: st
 export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
   return Promise.all(
     (routes as readonly RouteDefinition[]).map(async (route) => {
-      const module = (await import(pathToFileURL(resolve(root, route.entry)).href)) as { handler: Handler };
+      const module = (await import(moduleUrlOf(root, route.entry))) as { handler: Handler };
       return { route, ...compilePath(route.path), handler: module.handler };
     }),
   );
@@ -162,6 +163,27 @@ export function toEvent(
   };
 }
 
+/** The memory the route's function is given in AWS (lib/constructs/service-function.ts). */
+function routeMemoryInMb(route: RouteDefinition): number {
+  return route.memoryInMb ?? defaultMemoryInMb;
+}
+
+/** The API request and its function's invocation, for the cost model when it listens (adapters/metering.ts). */
+function startInvocation(route: RouteDefinition) {
+  if (!isMetering()) return undefined;
+  meter({ kind: 'apiRequest', routeId: route.id });
+  const startedInMs = performance.now();
+  return {
+    end: () =>
+      meter({
+        kind: 'lambda',
+        functionId: route.id,
+        memoryInMb: routeMemoryInMb(route),
+        durationInMs: performance.now() - startedInMs,
+      }),
+  };
+}
+
 function lambdaContext(route: RouteDefinition, timeoutInMs: number): Context {
   const deadline = Date.now() + timeoutInMs;
   return {
@@ -169,7 +191,7 @@ function lambdaContext(route: RouteDefinition, timeoutInMs: number): Context {
     functionName: route.id,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${route.id}`,
-    memoryLimitInMB: String(route.memoryInMb ?? 256),
+    memoryLimitInMB: String(routeMemoryInMb(route)),
     awsRequestId: randomUUID(),
     logGroupName: `/local/${route.id}`,
     logStreamName: 'local',
@@ -270,9 +292,14 @@ export async function startLocalServer(options: {
       if (body === 'too large') return refuseTooLarge(response);
       const { route, handler } = found.candidate;
       const event = toEvent(request, url, route, found.pathParameters, body);
-      const context = lambdaContext(route, (route.timeoutInSeconds ?? 10) * 1000);
-      if (route.streaming && handler.stream) return await handler.stream(event, nodeSink(response), context);
+      const context = lambdaContext(route, (route.timeoutInSeconds ?? defaultTimeoutInSeconds) * 1000);
+      const invocation = startInvocation(route);
+      if (route.streaming && handler.stream) {
+        await handler.stream(event, nodeSink(response), context);
+        return invocation?.end();
+      }
       const result = await handler(event, context);
+      invocation?.end();
       response.writeHead(result.statusCode, result.headers as Record<string, string>);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
     } catch {

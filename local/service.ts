@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { readSwitches } from '../core/config/switches';
@@ -15,10 +15,11 @@ import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
 import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
 import { startLocalScheduler } from './stack/scheduler';
+import { moduleRoot } from './modules';
 import { loadLocalWorkers } from './workers';
 import { type LocalServer, startLocalServer } from './server';
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const repoRoot = moduleRoot;
 
 export interface LocalServiceOptions {
   dataDir: string;

@@ -4,14 +4,14 @@
  * its dead-letter queue), `every` workers a timer, and `executionEnded` workers hear of async runs that ended outside their
  * Finalize. Each is called through its module's `handler`, as Lambda calls it.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { taskWorkers } from '../catalog/execution-definition';
 import { type WorkerDefinition, workers } from '../catalog/routes';
 import { sqsClient } from '../adapters/aws/clients';
 import type { ExecutionRequest } from '../core/runs/types';
 import { localLambdaContext } from './lambda-context';
+import { moduleUrlOf } from './modules';
+import { isMetering, meter } from '../adapters/metering';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
 import { type QueuePoller, startQueuePoller } from './stack/queue-poller';
 import { createLocalExecutionStarter, type LocalExecutionStarter } from './stack/step-functions';
@@ -39,17 +39,26 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
   const handlers = new Map<string, Handler>();
   await Promise.all(
     Object.values(workers).map(async (worker: WorkerDefinition) => {
-      const module = (await import(pathToFileURL(resolve(options.root, worker.entry)).href)) as {
+      const module = (await import(moduleUrlOf(options.root, worker.entry))) as {
         handler: Handler;
       };
       handlers.set(worker.id, module.handler);
     }),
   );
-  const invoke = (worker: WorkerDefinition, event: unknown) =>
-    (handlers.get(worker.id) as Handler)(
-      event as never,
-      localLambdaContext(worker.id, worker.timeoutInSeconds, worker.memoryInMb),
-    );
+  const invoke = async (worker: WorkerDefinition, event: unknown) => {
+    const startedInMs = performance.now();
+    try {
+      return await (handlers.get(worker.id) as Handler)(
+        event as never,
+        localLambdaContext(worker.id, worker.timeoutInSeconds, worker.memoryInMb),
+      );
+    } finally {
+      if (isMetering()) {
+        const durationInMs = performance.now() - startedInMs;
+        meter({ kind: 'lambda', functionId: worker.id, memoryInMb: worker.memoryInMb, durationInMs });
+      }
+    }
+  };
 
   // What EventBridge delivers in AWS when an async execution ends outside its Catch.
   const executionEnded = Object.values(workers as Record<string, WorkerDefinition>).filter(

@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { withMetering } from '../metering';
 
 const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
 
@@ -20,7 +21,10 @@ function localOptions(endpoint: string | undefined) {
 let documentClient: DynamoDBDocumentClient | undefined;
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
   documentClient ??= DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: region(), ...localOptions(process.env.DYNAMODB_ENDPOINT) }),
+    withMetering(
+      new DynamoDBClient({ region: region(), ...localOptions(process.env.DYNAMODB_ENDPOINT) }),
+      'DynamoDB',
+    ),
     { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
   );
   return documentClient;
@@ -28,26 +32,32 @@ export function dynamoDocumentClient(): DynamoDBDocumentClient {
 
 let s3: S3Client | undefined;
 export function s3Client(): S3Client {
-  s3 ??= new S3Client({
-    region: region(),
-    ...localOptions(process.env.S3_ENDPOINT),
-    forcePathStyle: Boolean(process.env.S3_ENDPOINT),
-    // Local S3 emulators store aws-chunked framing verbatim unless checksums are only sent when required.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  s3 ??= withMetering(
+    new S3Client({
+      region: region(),
+      ...localOptions(process.env.S3_ENDPOINT),
+      forcePathStyle: Boolean(process.env.S3_ENDPOINT),
+      // Local S3 emulators store aws-chunked framing verbatim unless checksums are only sent when required.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }),
+    'S3',
+  );
   return s3;
 }
 
 let sqs: SQSClient | undefined;
 export function sqsClient(): SQSClient {
-  sqs ??= new SQSClient({ region: region(), ...localOptions(process.env.SQS_ENDPOINT) });
+  sqs ??= withMetering(new SQSClient({ region: region(), ...localOptions(process.env.SQS_ENDPOINT) }), 'SQS');
   return sqs;
 }
 
 let sfn: SFNClient | undefined;
 export function sfnClient(): SFNClient {
-  sfn ??= new SFNClient({ region: region(), ...localOptions(process.env.SFN_ENDPOINT) });
+  sfn ??= withMetering(
+    new SFNClient({ region: region(), ...localOptions(process.env.SFN_ENDPOINT) }),
+    'StepFunctions',
+  );
   return sfn;
 }
 

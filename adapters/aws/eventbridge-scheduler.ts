@@ -21,6 +21,7 @@ import type { JobMessage } from '../../core/jobs/types';
 import { eventBridgeExpression } from '../../core/schedules/cron';
 import type { Schedule, ScheduleRegistry } from '../../core/schedules/types';
 import { requireEnv } from './clients';
+import { withMetering } from '../metering';
 
 /** EventBridge's placeholder for a fire's nominal time, replaced in the target input at each fire. */
 export const SCHEDULED_TIME_PLACEHOLDER = '<aws.scheduler.scheduled-time>';
@@ -47,9 +48,12 @@ export class EventBridgeScheduleRegistry implements ScheduleRegistry {
   /** On the Lambda's role and region, with the catalogue's environment variables. */
   static fromEnv(): EventBridgeScheduleRegistry {
     const group = scheduleGroups.workflows;
-    client ??= new SchedulerClient({
-      region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-    });
+    client ??= withMetering(
+      new SchedulerClient({
+        region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      }),
+      'Scheduler',
+    );
     return new EventBridgeScheduleRegistry({
       client,
       groupName: requireEnv(group.envVar),

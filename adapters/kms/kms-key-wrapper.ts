@@ -12,6 +12,7 @@ import {
 import { keys } from '../../catalog/resources';
 import { type DataKey, type KeyWrapper, SecretDecryptionError } from '../../core/environment/envelope';
 import { requireEnv } from '../aws/clients';
+import { withMetering } from '../metering';
 
 export interface KmsKeyWrapperOptions {
   client: KMSClient;
@@ -25,9 +26,10 @@ let client: KMSClient | undefined;
 
 /** One client per process; region and credentials from the Lambda's environment. */
 export function kmsClient(): KMSClient {
-  client ??= new KMSClient({
-    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-  });
+  client ??= withMetering(
+    new KMSClient({ region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1' }),
+    'KMS',
+  );
   return client;
 }
 

@@ -14,16 +14,21 @@ import { baseChargePerRunInUsd } from './limits';
 import { overrides } from './overrides';
 import { accessPolicyOf } from './permissions';
 import { blobStore } from './storage';
-import { workflowDeps } from './workflows';
+import { workflowDeps, workflowRecords } from './workflows';
 
 export { deploymentReader };
 
-export function prepareDeps(): PrepareDeps {
+/**
+ * A run's reads: the workflow record from the process's cache (bounded staleness, see
+ * ./workflows.ts), except for a draft run (`freshWorkflow`), which runs the graph as last saved.
+ */
+export function prepareDeps(options: { freshWorkflow?: boolean } = {}): PrepareDeps {
   const deps = workflowDeps();
+  const records = options.freshWorkflow ? deps.workflows : workflowRecords();
   return {
     identity: deps.identity,
     workflows: {
-      getWorkflow: (id) => deps.workflows.getWorkflow(id),
+      getWorkflow: (id) => records.getWorkflow(id),
       getDeployment: deploymentReader().getDeployment,
     },
     now: deps.now,

@@ -9,7 +9,8 @@ import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/executi
 export const handler = httpRoute(
   'runWorkflow',
   async ({ principal, params, body, limits }): Promise<JsonResponse> => {
-    const request = await prepareRun(prepareDeps(), principal, params.workflowId, body.input ?? {}, {
+    const deps = prepareDeps({ freshWorkflow: body.draft === true });
+    const request = await prepareRun(deps, principal, params.workflowId, body.input ?? {}, {
       trigger: 'manual',
       mode: 'sync',
       draft: body.draft === true,

@@ -16,10 +16,11 @@ import { blockRunnerBundling, nodejsFunctionBundling } from '../bundling';
 import { fromProjectRoot, projectRoot } from '../project';
 import type { ServiceResources } from '../service-resources';
 import { ResourceAccessGrant } from './resource-access';
+import { defaultMemoryInMb, defaultTimeoutInSeconds } from '../../catalog/function-defaults';
+
+export { defaultMemoryInMb, defaultTimeoutInSeconds };
 
 export const serviceName = 'workflow-service';
-export const defaultMemoryInMb = 256;
-export const defaultTimeoutInSeconds = 10;
 export const functionRuntime = lambda.Runtime.NODEJS_22_X;
 
 export interface ServiceFunctionProps {

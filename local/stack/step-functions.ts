@@ -25,6 +25,7 @@ import type {
   ExecutionState,
   StepOutcome,
 } from '../../core/runs/types';
+import { isMetering, meter } from '../../adapters/metering';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 import { checkDefinition, type Definition, type Position, runFrom, stateFailure } from './state-machine';
 
@@ -77,6 +78,23 @@ interface Execution {
   stopped: boolean;
   wake: Set<() => void>;
   done: Promise<void>;
+}
+
+/**
+ * Counts an execution's state transitions and time for the cost model (adapters/metering.ts), when
+ * it listens: one transition per state entered, as Step Functions bills a Standard execution.
+ */
+function startMetering(machineType: 'EXPRESS' | 'STANDARD') {
+  if (!isMetering()) return undefined;
+  const startedInMs = performance.now();
+  let transitions = 1;
+  return {
+    onPosition: (position: Position) => {
+      if ('state' in position) transitions += 1;
+    },
+    end: () =>
+      meter({ kind: 'execution', machineType, transitions, durationInMs: performance.now() - startedInMs }),
+  };
 }
 
 export function createLocalExecutionStarter(options: LocalExecutionStarterOptions): LocalExecutionStarter {
@@ -145,10 +163,15 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
       await turn();
       try {
         if (closing || execution.stopped) return;
+        const metering = startMetering('STANDARD');
         const end = await runFrom(definition, from, {
           ...hooksFor(execution),
-          onPosition: (position) => journal?.write({ request, status: 'RUNNING', position }),
+          onPosition: (position) => {
+            metering?.onPosition(position);
+            return journal?.write({ request, status: 'RUNNING', position });
+          },
         });
+        if (!('state' in end)) metering?.end();
         if (execution.stopped) return;
         if ('state' in end) return; // closing: left written down as it is, for the next process
         await journal?.write({ request, status: 'failed' in end ? 'FAILED' : 'SUCCEEDED', position: end });
@@ -164,11 +187,13 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
 
   return {
     async startSync(request) {
+      const metering = startMetering('EXPRESS');
       const end = await runFrom(
         definition,
         { state: definition.StartAt, input: request },
-        hooksFor(undefined),
+        { ...hooksFor(undefined), onPosition: metering?.onPosition },
       );
+      metering?.end();
       if ('failed' in end) throw asError(end.failed);
       if (!('end' in end)) throw new Error(`Sync execution ${request.executionId} was stopped`);
       return end.output as ExecutionAnswer;

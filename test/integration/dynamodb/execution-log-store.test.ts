@@ -162,7 +162,8 @@ describe('DynamoExecutionLogStore: entries', () => {
     expect(raw?.position).toEqual({ S: `${entry.loggedAt}#${entry.id}` });
     expect(raw?.costTotal).toEqual({ N: '0.0021' });
     expect(raw?.ttl).toEqual({ N: String(Math.floor(Date.parse(entry.loggedAt) / 1000) + 30 * 86_400) });
-    expect(raw?.dataJson?.S).toBeDefined();
+    expect(raw?.dataGzip?.B).toBeDefined();
+    expect(raw?.dataJson).toBeUndefined();
     expect(raw?.dataBlobKey).toBeUndefined();
   });
 

@@ -1,0 +1,101 @@
+/**
+ * `npm run bench:profile`: a CPU profile of the service answering sync runs of the 3-block
+ * workflow (start → function → response), and where that time goes, layer by layer.
+ *
+ * The service runs in its own process (bench/servers.ts), which samples its CPU (the V8 profiler,
+ * as `node --cpu-prof` does) from the moment it is ready until it is stopped, so that starting the
+ * stack and making the tenants stay out of it; the load comes from this process (1 client, then
+ * 16). Each sample is charged to the innermost frame of the project or of a dependency on its
+ * stack (so Node's own HTTP and stream code counts for whoever called it), and that frame to a layer.
+ *
+ *   npm run bench:profile                      3,000 runs per concurrency
+ *   BENCH_REQUESTS=600 npm run bench:profile   fewer
+ *   npm run bench:profile -- <file.cpuprofile> [--runs <n>]   only the table, of a profile taken before
+ *
+ * The .cpuprofile is kept under bench/results/ (open it in Chrome DevTools or speedscope for the
+ * flame graph); the table goes to the terminal and to bench/results/profile.md.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type LoadResult, runLoad, type Target } from './load';
+import { layerOf, type ProfileNode, summarize } from './profile-layers';
+
+const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
+
+async function startProfiledService(dataDir: string, profileFile: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', 'service', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1', BENCH_PROFILE_FILE: profileFile },
+  });
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) {
+    if (line.startsWith('{')) return { target: JSON.parse(line) as Target, child };
+  }
+  throw new Error('The profiled service ended before it was ready');
+}
+
+function stopped(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+}
+
+async function profileService(): Promise<{ file: string; loads: LoadResult[] }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-profile-'));
+  await mkdir('bench/results', { recursive: true });
+  const file = resolve(`bench/results/sync-run-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+  const { target, child } = await startProfiledService(dataDir, file);
+  try {
+    const loads = [
+      await runLoad(target, 1, requestsPerRun),
+      await runLoad(target, 16, Math.ceil(requestsPerRun / 16)),
+    ];
+    await stopped(child);
+    return { file, loads };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const given = process.argv.slice(2).find((arg) => arg.endsWith('.cpuprofile'));
+const { file, loads } = given ? { file: given, loads: [] } : await profileService();
+const profile = JSON.parse(await readFile(file, 'utf8')) as {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+};
+const summary = summarize(profile, layerOf);
+// A profile read from a file says nothing of its load: `--runs <n>` gives the per-run column.
+const runsGiven = process.argv.indexOf('--runs');
+const runs =
+  runsGiven > 0 ? Number(process.argv[runsGiven + 1]) : loads.reduce((sum, load) => sum + load.requests, 0);
+const perRun = (ms: number) => (runs ? (ms / runs).toFixed(3) : '');
+const lines = [
+  `Profile: ${file}`,
+  ...loads.map(
+    (load) =>
+      `  load: ${load.requests} sync runs at ${load.concurrency} client(s): ${load.throughputPerSecond}/s, p50 ${load.p50InMs} ms`,
+  ),
+  '',
+  '| layer | ms | ms per run | share of busy time |',
+  '| --- | ---: | ---: | ---: |',
+  ...summary.layers.map(
+    (layer) =>
+      `| ${layer.name} | ${Math.round(layer.ms)} | ${perRun(layer.ms)} | ${((layer.ms / summary.busyMs) * 100).toFixed(1)}% |`,
+  ),
+  '',
+  `Busy ${Math.round(summary.busyMs)} ms (${perRun(summary.busyMs)} ms per run), idle ${Math.round(summary.idleMs)} ms.`,
+  '',
+  'Top functions by self time (where the sample was taken):',
+  '',
+  '| function | where | ms |',
+  '| --- | --- | ---: |',
+  ...summary.topFunctions.map((fn) => `| ${fn.name} | ${fn.where} | ${Math.round(fn.ms)} |`),
+];
+console.log(lines.join('\n'));
+await writeFile('bench/results/profile.md', `${lines.join('\n')}\n`);

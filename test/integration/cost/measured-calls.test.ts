@@ -1,0 +1,88 @@
+/**
+ * The cost model's call counts, measured on the local stack: a sync and an async run of the
+ * 3-block workflow make exactly these billable calls, so a change that adds one to the path
+ * (a storage call, a queue message, a function) fails here and moves `npm run cost`'s figure.
+ * A warm process answers the caller's key, membership and workflow record from its caches, so a
+ * sync run's only storage calls are its token, its log entry and its completion event.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { costOfMillionRuns, totalOf, type Usage } from '../../../bench/cost/model';
+import { measureWorkflows, type WorkflowName } from '../../../bench/cost/measure';
+import { prices } from '../../../bench/cost/prices';
+
+const runs = 3;
+let measured: Map<WorkflowName, Usage>;
+
+beforeAll(async () => {
+  measured = await measureWorkflows({ runs, only: ['sync 3-block', 'async 3-block'] });
+}, 120_000);
+
+function callsPerRun(usage: Usage): Record<string, number> {
+  return Object.fromEntries(Object.entries(usage.calls).map(([call, count]) => [call, count / usage.runs]));
+}
+
+/** Everything but the durations, which depend on the machine: requests, units, transitions. */
+function countedCostOf(usage: Usage): number {
+  return totalOf(costOfMillionRuns(usage, prices).filter((item) => !item.item.endsWith('duration')));
+}
+
+describe('measured calls of a run', () => {
+  it('a sync run: the request, Step, Finalize, the completion event, and no read but the event’s match', () => {
+    // Prepare
+    const usage = measured.get('sync 3-block')!;
+
+    // Act
+    const calls = callsPerRun(usage);
+
+    // Assess
+    expect(usage.runs).toBe(runs);
+    expect(calls).toEqual({
+      'Lambda.executeWorkflow': 1,
+      'StepFunctions.EXPRESS': 1,
+      'Lambda.executionStep': 1,
+      'Lambda.executionFinalize': 1,
+      'Lambda.notificationsWorker': 1,
+      'DynamoDB.UpdateItem': 1,
+      'DynamoDB.PutItem': 1,
+      'DynamoDB.Query': 1,
+      'SQS.SendMessage': 1,
+      'SQS.ReceiveMessage': 1,
+      'SQS.DeleteMessageBatch': 1,
+    });
+    // The token (1), the log entry (its execution data gzipped, about 1 KB: 1 or 2 units as the
+    // run's timings take more or fewer digits), and its copies in the workspace's and the
+    // workflow's log indexes (2).
+    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(4);
+    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(5);
+    expect(usage.dynamoReadUnits / runs).toBe(1);
+    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(9.125);
+    expect(countedCostOf(usage)).toBeLessThanOrEqual(9.75);
+  });
+
+  it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
+    // Prepare
+    const usage = measured.get('async 3-block')!;
+
+    // Act
+    const calls = callsPerRun(usage);
+
+    // Assess
+    expect(calls).toEqual({
+      'Lambda.executeWorkflow': 1,
+      'Lambda.jobsStart': 1,
+      'StepFunctions.STANDARD': 1,
+      'Lambda.executionStep': 1,
+      'Lambda.executionFinalize': 1,
+      'Lambda.notificationsWorker': 1,
+      'Lambda.getJob': 1,
+      'DynamoDB.GetItem': 3,
+      'DynamoDB.UpdateItem': 5,
+      'DynamoDB.PutItem': 2,
+      'DynamoDB.Query': 1,
+      'SQS.SendMessage': 2,
+      'SQS.ReceiveMessage': 2,
+      'SQS.DeleteMessageBatch': 2,
+    });
+    expect(usage.standardTransitions / runs).toBe(3);
+  });
+});
