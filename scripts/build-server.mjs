@@ -57,7 +57,8 @@ const compiledSiblings = {
     pluginBuild.onResolve({ filter: /^\.\.?\// }, (args) => {
       if (args.kind === 'entry-point') return undefined;
       const target = resolve(args.resolveDir, args.path);
-      const candidates = [`${target}.ts`, join(target, 'index.ts')];
+      // The client library names its modules as compiled (`./errors.js`), the service without an extension.
+      const candidates = [`${target}.ts`, join(target, 'index.ts'), target.replace(/\.js$/, '.ts')];
       const source = existsSync(target) && statSync(target).isFile() ? target : candidates.find(existsSync);
       if (!source) return { errors: [{ text: `Cannot find ${args.path} from ${args.importer}` }] };
       let specifier = relative(args.resolveDir, source.replace(/\.ts$/, '.js')).split('\\').join('/');
