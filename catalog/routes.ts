@@ -441,7 +441,7 @@ export const routes = [
     summary: 'Create a workflow with a graph',
     tag: 'workflows',
     request: { body: s.createWorkflowBody },
-    responses: { 201: { description: 'Created', body: s.data(s.workflow) } },
+    responses: { 201: { description: 'Created', body: s.dataWithWarnings(s.workflow) } },
     access: entitiesWrite,
   },
   {
@@ -467,7 +467,7 @@ export const routes = [
     summary: 'Change name, description, folder or graph; a deployed workflow then needs redeployment',
     tag: 'workflows',
     request: { params: s.workflowIdParams, body: s.updateWorkflowBody },
-    responses: { 200: { description: 'Updated', body: s.data(s.workflow) } },
+    responses: { 200: { description: 'Updated', body: s.dataWithWarnings(s.workflow) } },
     access: entitiesWrite,
   },
   {
@@ -494,7 +494,7 @@ export const routes = [
     summary: 'Deploy the current graph as a new immutable snapshot',
     tag: 'workflows',
     request: { params: s.workflowIdParams },
-    responses: { 200: { description: 'Deployed', body: s.data(s.workflowStatus) } },
+    responses: { 200: { description: 'Deployed', body: s.dataWithWarnings(s.workflowStatus) } },
     // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
     access: { ...entitiesWrite, schedules: 'manage' },
   },

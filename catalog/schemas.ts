@@ -259,6 +259,26 @@ export const environmentVariable = z
 
 export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
 
+/**
+ * Beside `data` in a workflow's save and deploy answers when the saver's permission group does not
+ * allow some of its blocks (core/permissions/check.ts): each names the block and what is refused.
+ */
+export const permissionWarnings = z
+  .array(
+    z.object({
+      blockId: z.string(),
+      blockName: z.string(),
+      blockType: z.string(),
+      kind: z.string(),
+      provider: z.string().optional(),
+      message: z.string(),
+    }),
+  )
+  .optional();
+/** `{data, warnings?}`: a workflow save or deploy answer. */
+export const dataWithWarnings = <T extends z.ZodType>(schema: T) =>
+  z.object({ data: schema, warnings: permissionWarnings });
+
 // Jobs (asynchronous runs)
 export const jobStatusValue = z.enum(['queued', 'processing', 'completed', 'failed', 'cancelled']);
 export const taskIdParams = z.object({ taskId: id });

@@ -3,6 +3,7 @@
  * the access policy a user's runs and saves are checked against, and whether a user may invite.
  */
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { roleMeets } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore, OrganizationMembership, User } from '../identity/types';
 import { newId } from '../ids';
@@ -60,7 +61,7 @@ async function requireManager(deps: PermissionGroupDeps, principal: Principal, o
       ? await deps.identity.getOrganizationMembership(organizationId, principal.user.id)
       : undefined;
   if (!membership) throw new NotFoundError(`Organization ${organizationId} not found`);
-  if (membership.role !== 'owner' && membership.role !== 'admin') {
+  if (!roleMeets(membership.role, 'admin')) {
     throw new ForbiddenError(
       `Only the owner and admins of organization ${organizationId} manage its permission groups; you are a ${membership.role}`,
     );

@@ -33,6 +33,19 @@ describe('service endpoints', () => {
     ]);
     expect(Object.keys(answer.body.paths['/api/workflows'].get.responses)).toContain('429');
     expect(Object.keys(answer.body.paths['/api/health'].get.responses)).not.toContain('429');
+    // Saves and deploys may carry the saver's permission-group warnings beside `data`.
+    const saves = [
+      answer.body.paths['/api/workflows'].post.responses['201'],
+      answer.body.paths['/api/workflows/{workflowId}'].put.responses['200'],
+      answer.body.paths['/api/workflows/{workflowId}/deploy'].post.responses['200'],
+    ];
+    for (const saved of saves) {
+      const body = saved.content['application/json'].schema;
+      expect(body.properties.warnings.items.required).toEqual(
+        expect.arrayContaining(['blockId', 'blockName', 'blockType', 'kind', 'message']),
+      );
+      expect(body.required).toEqual(['data']);
+    }
   });
 
   it('answers an unknown path with 404 NOT_FOUND in the error shape', async () => {
