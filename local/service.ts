@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { readSwitches } from '../core/config/switches';
 import { forgetAdminKey } from '../functions/http/admin-key';
 import { idTokenVerifier } from '../functions/wiring/identity';
