@@ -7,7 +7,13 @@ import type { Switches } from '../config/switches';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import { roleMeets } from './access';
 import type { IdentityDeps, Principal } from './service';
-import type { Organization, OrganizationMembership, OrganizationRole, Workspace } from './types';
+import type {
+  IdentityStore,
+  Organization,
+  OrganizationMembership,
+  OrganizationRole,
+  Workspace,
+} from './types';
 
 export type OrganizationView = Organization & { role: OrganizationRole };
 
@@ -29,7 +35,7 @@ export function requireOrganizationsEnabled(switches: Pick<Switches, 'organizati
  * organization that does not exist (ids cannot be probed), a member below `needed` a 403.
  */
 export async function requireOrganizationRole(
-  deps: IdentityDeps,
+  deps: { store: Pick<IdentityStore, 'getOrganizationMembership'> },
   principal: Principal,
   organizationId: string,
   needed: OrganizationRole,
@@ -37,8 +43,9 @@ export async function requireOrganizationRole(
   const membership = await deps.store.getOrganizationMembership(organizationId, principal.user.id);
   if (!membership) throw new NotFoundError(`Organization ${organizationId} not found`);
   if (!roleMeets(membership.role, needed)) {
+    const who = needed === 'owner' ? 'owner' : 'owner and admins';
     throw new ForbiddenError(
-      `This needs the ${needed} role in the organization; you have ${membership.role}`,
+      `Only the ${who} of organization ${organizationId} may do this (it needs the ${needed} role); you are a ${membership.role}`,
     );
   }
   return membership;

@@ -2,8 +2,8 @@
  * Permission group use cases: managing groups and their members (organization owners and admins),
  * the access policy a user's runs and saves are checked against, and whether a user may invite.
  */
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
-import { roleMeets } from '../identity/access';
+import { NotFoundError, ValidationError } from '../errors';
+import { requireOrganizationRole } from '../identity/organizations';
 import type { Principal } from '../identity/service';
 import type { IdentityStore, OrganizationMembership, User } from '../identity/types';
 import { newId } from '../ids';
@@ -56,16 +56,7 @@ export const accessControlOffMessage =
  */
 async function requireManager(deps: PermissionGroupDeps, principal: Principal, organizationId: string) {
   if (!deps.accessControlEnabled) throw new NotFoundError(accessControlOffMessage);
-  const membership =
-    principal.user.organizationId === organizationId
-      ? await deps.identity.getOrganizationMembership(organizationId, principal.user.id)
-      : undefined;
-  if (!membership) throw new NotFoundError(`Organization ${organizationId} not found`);
-  if (!roleMeets(membership.role, 'admin')) {
-    throw new ForbiddenError(
-      `Only the owner and admins of organization ${organizationId} manage its permission groups; you are a ${membership.role}`,
-    );
-  }
+  await requireOrganizationRole({ store: deps.identity }, principal, organizationId, 'admin');
 }
 
 async function requireGroup(deps: PermissionGroupDeps, organizationId: string, groupId: string) {

@@ -24,13 +24,7 @@ export function permissionGroupDeps(): PermissionGroupDeps {
 
 /** The policy a user's runs and saves are checked against (none: full access). */
 export function accessPolicyOf(user: Pick<User, 'id' | 'organizationId'>): Promise<AccessPolicy | undefined> {
-  return accessPolicyFor(
-    {
-      groups: DynamoPermissionGroupStore.fromEnv(),
-      accessControlEnabled: readSwitches().accessControlEnabled,
-    },
-    user,
-  );
+  return accessPolicyFor(permissionGroupDeps(), user);
 }
 
 /**
@@ -55,14 +49,10 @@ export async function invitationsDisabledFor(
   userId: string,
   organizationId: string | undefined,
 ): Promise<boolean> {
-  const switches = readSwitches();
-  if (organizationId === undefined) return switches.invitationsDisabled;
+  const { invitationsDisabled } = readSwitches();
+  if (organizationId === undefined) return invitationsDisabled;
   return invitationsDisabledByPolicy(
-    {
-      groups: DynamoPermissionGroupStore.fromEnv(),
-      accessControlEnabled: switches.accessControlEnabled,
-      invitationsDisabled: switches.invitationsDisabled,
-    },
+    { ...permissionGroupDeps(), invitationsDisabled },
     userId,
     organizationId,
   );
