@@ -168,6 +168,8 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
           ...hooksFor(execution),
           onPosition: (position) => {
             metering?.onPosition(position);
+            // Once stopped, the ABORTED record is final: a later position must not overwrite it.
+            if (execution.stopped) return;
             return journal?.write({ request, status: 'RUNNING', position });
           },
         });
@@ -215,14 +217,11 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
         execution.stopped = true;
         for (const wake of [...execution.wake]) wake();
       }
-      const record = await journal?.read(executionId);
-      if (record?.status === 'RUNNING') {
-        await journal?.write({
-          ...record,
-          status: 'ABORTED',
-          position: { failed: { Error: 'States.Aborted', Cause: reason } },
-        });
-      }
+      await journal?.update(executionId, (record) =>
+        record.status === 'RUNNING'
+          ? { ...record, status: 'ABORTED', position: { failed: { Error: 'States.Aborted', Cause: reason } } }
+          : undefined,
+      );
     },
 
     async drain() {
@@ -312,25 +311,55 @@ function reportSafely(
   }
 }
 
-/** One JSON file per async execution, replaced whole by rename so a crash never leaves half of one. */
+/**
+ * One JSON file per async execution, replaced whole by rename so a crash never leaves half of one.
+ * Writes to one execution's file happen one after another, in the order they were asked for, so a
+ * slow earlier write can never land over a later one (a position written as a stop comes in).
+ */
 function openJournal(dir: string) {
   mkdirSync(dir, { recursive: true });
   const fileOf = (executionId: string) => join(dir, `${encodeURIComponent(executionId)}.json`);
+  const queues = new Map<string, Promise<void>>();
   let writes = 0;
+  const inTurn = (executionId: string, task: () => Promise<void>): Promise<void> => {
+    const previous = queues.get(executionId) ?? Promise.resolve();
+    const next = previous.then(task);
+    const settled = next.catch(() => undefined);
+    queues.set(executionId, settled);
+    void settled.then(() => {
+      if (queues.get(executionId) === settled) queues.delete(executionId);
+    });
+    return next;
+  };
+  const writeNow = async (record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<void> => {
+    const file = fileOf(record.request.executionId);
+    const temporary = `${file}.${process.pid}.${writes++}.tmp`;
+    await writeFile(temporary, JSON.stringify({ ...record, updatedAtInMs: Date.now() }));
+    await rename(temporary, file);
+  };
+  const read = async (executionId: string): Promise<JournalRecord | undefined> => {
+    try {
+      return JSON.parse(await readFile(fileOf(executionId), 'utf8')) as JournalRecord;
+    } catch {
+      return undefined;
+    }
+  };
   return {
-    async write(record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<void> {
-      const file = fileOf(record.request.executionId);
-      const temporary = `${file}.${process.pid}.${writes++}.tmp`;
-      await writeFile(temporary, JSON.stringify({ ...record, updatedAtInMs: Date.now() }));
-      await rename(temporary, file);
+    write(record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<void> {
+      return inTurn(record.request.executionId, () => writeNow(record));
     },
-    async read(executionId: string): Promise<JournalRecord | undefined> {
-      try {
-        return JSON.parse(await readFile(fileOf(executionId), 'utf8')) as JournalRecord;
-      } catch {
-        return undefined;
-      }
+    /** Reads the record after every write asked for before, and writes what `change` makes of it, if anything. */
+    update(
+      executionId: string,
+      change: (record: JournalRecord) => Omit<JournalRecord, 'updatedAtInMs'> | undefined,
+    ): Promise<void> {
+      return inTurn(executionId, async () => {
+        const record = await read(executionId);
+        const changed = record && change(record);
+        if (changed) await writeNow(changed);
+      });
     },
+
     async exists(executionId: string): Promise<boolean> {
       return stat(fileOf(executionId)).then(
         () => true,

@@ -13,6 +13,19 @@ import {
   validateExecutionDefinition,
 } from '../../../local/stack/step-functions';
 
+/** Lets a test hold the journal's next rename back, as a loaded disk would. */
+const renames = vi.hoisted(() => ({ holdNextInMs: 0 }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const rename: typeof actual.rename = async (from, to) => {
+    const holdInMs = renames.holdNextInMs;
+    renames.holdNextInMs = 0;
+    if (holdInMs > 0) await new Promise((resolve) => setTimeout(resolve, holdInMs));
+    return actual.rename(from, to);
+  };
+  return { ...actual, rename, default: { ...actual, rename } };
+});
+
 function request(executionId = 'exec-1'): ExecutionRequest {
   return {
     executionId,
@@ -345,6 +358,36 @@ describe('createLocalExecutionStarter with a journal', () => {
     await starter.stopAsync('cancel-me', 'Cancelled by the user');
     await starter.drain();
     const resumed = await createLocalExecutionStarter({ step, finalize, journalDir: dir }).resume();
+
+    // Assess
+    expect(finalize).not.toHaveBeenCalled();
+    expect(resumed).toBe(0);
+  });
+
+  it('keeps a stop that comes in while the next position is being written down', async () => {
+    // Prepare
+    const dir = journalDir();
+    let stopping: Promise<void> | undefined;
+    const finalize = vi.fn(async (state: ExecutionState) => answerFor(state));
+    const starter = createLocalExecutionStarter({
+      step: async () => {
+        // The position after this step is written down slowly; the stop comes in meanwhile.
+        renames.holdNextInMs = 50;
+        setImmediate(() => {
+          stopping = starter.stopAsync('stop-mid-write', 'Cancelled by the user');
+        });
+        return { status: 'waiting', waitSeconds: 3600 };
+      },
+      finalize,
+      journalDir: dir,
+    });
+
+    // Act
+    await starter.startAsync(asyncRequest('stop-mid-write'));
+    await vi.waitFor(() => expect(stopping).toBeDefined());
+    await stopping;
+    await starter.drain();
+    const resumed = await createLocalExecutionStarter({ step: vi.fn(), finalize, journalDir: dir }).resume();
 
     // Assess
     expect(finalize).not.toHaveBeenCalled();
