@@ -10,6 +10,7 @@
  *
  *   npm run bench:profile                      3,000 runs per concurrency
  *   BENCH_REQUESTS=600 npm run bench:profile   fewer
+ *   npm run bench:profile -- async             500 async jobs (BENCH_ASYNC_JOBS) at 16 clients, polled to the end
  *   npm run bench:profile -- <file.cpuprofile> [--runs <n>]   only the table, of a profile taken before
  *
  * The .cpuprofile is kept under bench/results/ (open it in Chrome DevTools or speedscope for the
@@ -20,10 +21,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { runAsyncLoad } from './async';
 import { type LoadResult, runLoad, type Target } from './load';
 import { layerOf, type ProfileNode, summarize } from './profile-layers';
 
 const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
+const asyncJobs = Number(process.env.BENCH_ASYNC_JOBS ?? 500);
+const profilesAsync = process.argv.slice(2).includes('async');
 
 async function startProfiledService(dataDir: string, profileFile: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', 'service', dataDir], {
@@ -47,19 +51,32 @@ function stopped(child: ChildProcess): Promise<void> {
 async function profileService(): Promise<{ file: string; loads: LoadResult[] }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-profile-'));
   await mkdir('bench/results', { recursive: true });
-  const file = resolve(`bench/results/sync-run-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+  const kind = profilesAsync ? 'async-job' : 'sync-run';
+  const file = resolve(`bench/results/${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
   const { target, child } = await startProfiledService(dataDir, file);
   try {
-    const loads = [
-      await runLoad(target, 1, requestsPerRun),
-      await runLoad(target, 16, Math.ceil(requestsPerRun / 16)),
-    ];
+    const loads = profilesAsync
+      ? [asLoad(await runAsyncLoad(target, asyncJobs, 16))]
+      : [await runLoad(target, 1, requestsPerRun), await runLoad(target, 16, Math.ceil(requestsPerRun / 16))];
     await stopped(child);
     return { file, loads };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** An async load in the shape of the sync ones: jobs for runs, completed jobs per second for throughput. */
+function asLoad(result: Awaited<ReturnType<typeof runAsyncLoad>>): LoadResult {
+  return {
+    concurrency: result.concurrency,
+    requests: result.jobs,
+    errors: result.failed,
+    durationInMs: result.enqueueToCompletedInMs,
+    throughputPerSecond: result.completedPerSecond,
+    p50InMs: Number.NaN,
+    p99InMs: Number.NaN,
+  };
 }
 
 const given = process.argv.slice(2).find((arg) => arg.endsWith('.cpuprofile'));
@@ -77,9 +94,10 @@ const runs =
 const perRun = (ms: number) => (runs ? (ms / runs).toFixed(3) : '');
 const lines = [
   `Profile: ${file}`,
-  ...loads.map(
-    (load) =>
-      `  load: ${load.requests} sync runs at ${load.concurrency} client(s): ${load.throughputPerSecond}/s, p50 ${load.p50InMs} ms`,
+  ...loads.map((load) =>
+    profilesAsync
+      ? `  load: ${load.requests} async jobs at ${load.concurrency} clients: ${load.throughputPerSecond} jobs/s to the last completed`
+      : `  load: ${load.requests} sync runs at ${load.concurrency} client(s): ${load.throughputPerSecond}/s, p50 ${load.p50InMs} ms`,
   ),
   '',
   '| layer | ms | ms per run | share of busy time |',
