@@ -5,11 +5,13 @@
  *
  * - Sync runs (the Express machine) run in the caller's request and are not written down, as an
  *   Express execution's state is not kept either.
- * - Async runs (the Standard machine) are written to `<journalDir>/<executionId>.json` at every
- *   state they reach, a Wait's deadline included, so `resume()` after a restart goes on from there:
- *   a Task that was running when the process died runs again (as a Lambda retry would), a Wait
- *   sleeps only what is left. An execution's name stays taken after it ends (as a Standard
- *   execution's does), so starting the same task again is a no-op.
+ * - Async runs (the Standard machine) are written to `<journalDir>/<executionId>.json` before each
+ *   Task they start, at each Wait's deadline, and when they end, so `resume()` after a restart goes
+ *   on from there: a Task that was running when the process died runs again (as a Lambda retry
+ *   would), a Wait sleeps only what is left. The Choice between them is not written down: it takes
+ *   no time and reads only the Task's result, so the position after it is written in its place.
+ *   An execution's name stays taken after it ends (as a Standard execution's does), so starting
+ *   the same task again is a no-op.
  * - A handler error reaches the Catch as Lambda gives it: `Error` the error's name, `Cause` the JSON
  *   text `{"errorType","errorMessage","trace"}`. A Task over its TimeoutSeconds fails with
  *   States.Timeout.
@@ -164,18 +166,24 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
       try {
         if (closing || execution.stopped) return;
         const metering = startMetering('STANDARD');
+        let written = from;
         const end = await runFrom(definition, from, {
           ...hooksFor(execution),
           onPosition: (position) => {
             metering?.onPosition(position);
             // Once stopped, the ABORTED record is final: a later position must not overwrite it.
-            if (execution.stopped) return;
+            if (execution.stopped || !mustBeWritten(definition, position)) return;
+            written = position;
             return journal?.write({ request, status: 'RUNNING', position });
           },
         });
         if (!('state' in end)) metering?.end();
         if (execution.stopped) return;
-        if ('state' in end) return; // closing: left written down as it is, for the next process
+        if ('state' in end) {
+          // Closing: left written down for the next process, from where it is now.
+          if (end !== written) await journal?.write({ request, status: 'RUNNING', position: end });
+          return;
+        }
         await journal?.write({ request, status: 'failed' in end ? 'FAILED' : 'SUCCEEDED', position: end });
         if ('failed' in end) reportSafely(onAsyncError, asError(end.failed), request);
       } catch (error) {
@@ -251,6 +259,18 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
       await Promise.all([...executions.values()].map((e) => e.done));
     },
   };
+}
+
+/**
+ * Whether a position reached is written down: the start of a Task (it runs again after a restart)
+ * and a Wait with its deadline (a restart sleeps only the rest). Choice states, and a Wait before
+ * its deadline is set, are passed at once and without side effects, so the next position stands for
+ * them; an end is written with the execution's final status.
+ */
+function mustBeWritten(definition: Definition, position: Position): boolean {
+  if (!('state' in position)) return false;
+  const { Type } = definition.States[position.state];
+  return Type === 'Task' || (Type === 'Wait' && position.waitUntilInMs !== undefined);
 }
 
 /** The rendered definition, checked once per pair of ARNs: the interpreter refuses what it cannot run. */

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,11 +13,12 @@ import {
   validateExecutionDefinition,
 } from '../../../local/stack/step-functions';
 
-/** Lets a test hold the journal's next rename back, as a loaded disk would. */
-const renames = vi.hoisted(() => ({ holdNextInMs: 0 }));
+/** Lets a test hold the journal's next rename back, as a loaded disk would, and count the renames. */
+const renames = vi.hoisted(() => ({ holdNextInMs: 0, count: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   const rename: typeof actual.rename = async (from, to) => {
+    renames.count++;
     const holdInMs = renames.holdNextInMs;
     renames.holdNextInMs = 0;
     if (holdInMs > 0) await new Promise((resolve) => setTimeout(resolve, holdInMs));
@@ -286,6 +287,16 @@ describe('createLocalExecutionStarter with a journal', () => {
     vi.useRealTimers();
   });
 
+  /** A new starter on the same journal, as the next process: resumes and runs what it finds to the end. */
+  const resumeInNextProcess = async (dir: string) => {
+    const { step } = scriptedStep();
+    const finalize = vi.fn(async (state: ExecutionState) => answerFor(state));
+    const next = createLocalExecutionStarter({ step, finalize, journalDir: dir });
+    const resumed = await next.resume();
+    await next.drain();
+    return { resumed, step, finalize };
+  };
+
   it('resumes a waiting execution in the next process, sleeping only what is left', async () => {
     // Prepare: timers and clock are fake; the journal's file I/O stays real
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
@@ -318,6 +329,85 @@ describe('createLocalExecutionStarter with a journal', () => {
     expect(second.seen[0].step).toEqual({ status: 'waiting', waitSeconds: 600 });
     expect(finalize).toHaveBeenCalledTimes(1);
     expect(await after.resume()).toBe(0);
+  });
+
+  it('writes a run down before each Task and at its end, not at the Choice between them', async () => {
+    // Prepare
+    const dir = journalDir();
+    const starter = createLocalExecutionStarter({
+      step: async () => done,
+      finalize: async (s) => answerFor(s),
+      journalDir: dir,
+    });
+    renames.count = 0;
+
+    // Act
+    await starter.startAsync(asyncRequest('three-writes'));
+    await starter.drain();
+
+    // Assess: Step, Finalize, and the end; Route's position is not written on its own
+    expect(renames.count).toBe(3);
+    const record = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]), 'utf8'));
+    expect(record.status).toBe('SUCCEEDED');
+  });
+
+  it('resumes at the Task that was running when the process died, with the result of the Task before', async () => {
+    // Prepare: the first process dies while its Finalize runs (it never answers)
+    const dir = journalDir();
+    const first = scriptedStep(done);
+    const finalizeStarted = vi.fn();
+    const before = createLocalExecutionStarter({
+      step: first.step,
+      finalize: () => {
+        finalizeStarted();
+        return new Promise<ExecutionAnswer>(() => undefined);
+      },
+      journalDir: dir,
+    });
+    await before.startAsync(asyncRequest('died-in-finalize'));
+    await vi.waitFor(() => expect(finalizeStarted).toHaveBeenCalled());
+
+    // Act
+    const next = await resumeInNextProcess(dir);
+
+    // Assess
+    expect(next.resumed).toBe(1);
+    expect(next.step).not.toHaveBeenCalled();
+    expect(next.finalize).toHaveBeenCalledTimes(1);
+    expect(next.finalize.mock.calls[0][0].step).toEqual(done);
+  });
+
+  it('writes down where a closing process left a run, between Tasks too', async () => {
+    // Prepare: the process closes while the step runs; its result is kept for the next one
+    const dir = journalDir();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const stepStarted = vi.fn();
+    const before = createLocalExecutionStarter({
+      step: async () => {
+        stepStarted();
+        await gate;
+        return done;
+      },
+      finalize: async (s) => answerFor(s),
+      journalDir: dir,
+    });
+    await before.startAsync(asyncRequest('closed-after-step'));
+    await vi.waitFor(() => expect(stepStarted).toHaveBeenCalled());
+    const closed = before.close();
+    release();
+    await closed;
+
+    // Act
+    const next = await resumeInNextProcess(dir);
+
+    // Assess
+    expect(next.resumed).toBe(1);
+    expect(next.step).not.toHaveBeenCalled();
+    expect(next.finalize).toHaveBeenCalledTimes(1);
+    expect(next.finalize.mock.calls[0][0].step).toEqual(done);
   });
 
   it('does not start an execution again once it has ended', async () => {
