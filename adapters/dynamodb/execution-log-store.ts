@@ -27,12 +27,7 @@
  *   `logs/` prefix after the same period (lib/data-stack.ts).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  PutCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import { logRetention, logSummaryAttributes } from '../../catalog/resources';
 import { logPositionOf } from '../../core/logs/position';
@@ -44,6 +39,7 @@ import {
   logIdFor,
 } from '../../core/runs/log';
 import {
+  batchGetAll,
   DynamoTable,
   EXECUTIONS_TABLE_ENV,
   type Item,
@@ -222,36 +218,18 @@ export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLog
     };
   }
 
-  private async batchGet(logIds: string[], withData: boolean): Promise<Item[]> {
-    const items: Item[] = [];
-    for (let start = 0; start < logIds.length; start += 100) {
-      let keys: Item[] | undefined = logIds.slice(start, start + 100).map(logKey);
-      for (let attempt = 0; keys?.length; attempt++) {
-        if (attempt > 0)
-          await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 25 * 2 ** attempt)));
-        const answer = await this.client.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.tableName]: {
-                Keys: keys,
-                ...(withData
-                  ? {}
-                  : {
-                      ProjectionExpression: HEAD_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
-                      ExpressionAttributeNames: Object.fromEntries(
-                        HEAD_ATTRIBUTES.map((name, i) => [`#a${i}`, name]),
-                      ),
-                    }),
-              },
-            },
-          }),
-        );
-        items.push(...((answer.Responses?.[this.tableName] ?? []) as Item[]));
-        // DynamoDB may leave keys unprocessed under load: they are asked for again, backing off.
-        keys = answer.UnprocessedKeys?.[this.tableName]?.Keys as Item[] | undefined;
-      }
-    }
-    return items;
+  private batchGet(logIds: string[], withData: boolean): Promise<Item[]> {
+    return batchGetAll(
+      this.client,
+      this.tableName,
+      logIds.map(logKey),
+      withData
+        ? {}
+        : {
+            ProjectionExpression: HEAD_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+            ExpressionAttributeNames: Object.fromEntries(HEAD_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+          },
+    );
   }
 
   private isExpired(item: Item): boolean {

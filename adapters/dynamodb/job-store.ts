@@ -13,10 +13,11 @@
  * late, and dynalite has none).
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
+import type { Job, JobStatus, JobStore, JobUpdate, JobWithRequest } from '../../core/jobs/types';
 import type { ExecutionRequest } from '../../core/runs/types';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
 import {
+  batchGetAll,
   DynamoTable,
   type DynamoTableWithBlobsOptions,
   EXECUTIONS_TABLE_ENV,
@@ -90,12 +91,28 @@ export class DynamoJobStore extends DynamoTable implements JobStore {
     return item ? withoutAttributes<Job>(item, INTERNAL) : undefined;
   }
 
-  async getJobWithRequest(taskId: string): Promise<{ job: Job; request: ExecutionRequest } | undefined> {
+  async getJobWithRequest(taskId: string): Promise<JobWithRequest | undefined> {
     const item = await this.getItem(taskId);
-    if (!item) return undefined;
+    return item ? this.withRequest(item) : undefined;
+  }
+
+  /** One consistent BatchGetItem per 100 jobs (the start worker reads a queue batch's jobs at once). */
+  async getJobsWithRequests(taskIds: readonly string[]): Promise<Map<string, JobWithRequest>> {
+    const keys = [...new Set(taskIds)].map(jobKey);
+    const items = await batchGetAll(this.client, this.tableName, keys, { ConsistentRead: true });
+    const found = await Promise.all(
+      items.filter((item) => !this.isExpired(item)).map((item) => this.withRequest(item)),
+    );
+    return new Map(found.map((entry) => [entry.job.taskId, entry]));
+  }
+
+  private async withRequest(item: Item): Promise<JobWithRequest> {
     const job = withoutAttributes<Job>(item, INTERNAL);
     if (typeof item.requestBlobKey === 'string') {
-      const blobs = requireBlobStore(this.blobStore, `The run request of job ${taskId} is in the blob store`);
+      const blobs = requireBlobStore(
+        this.blobStore,
+        `The run request of job ${job.taskId} is in the blob store`,
+      );
       return { job, request: await readPointedBlob<ExecutionRequest>(blobs, item.requestBlobKey) };
     }
     return { job, request: JSON.parse(String(item.requestJson)) as ExecutionRequest };
@@ -166,8 +183,11 @@ export class DynamoJobStore extends DynamoTable implements JobStore {
     const { Item: item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: jobKey(taskId), ConsistentRead: true }),
     );
-    if (!item) return undefined;
-    if (typeof item.ttl === 'number' && item.ttl <= Math.floor(this.now().getTime() / 1000)) return undefined;
+    if (!item || this.isExpired(item)) return undefined;
     return item as Item;
+  }
+
+  private isExpired(item: Item): boolean {
+    return typeof item.ttl === 'number' && item.ttl <= Math.floor(this.now().getTime() / 1000);
   }
 }

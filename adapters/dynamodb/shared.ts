@@ -1,8 +1,9 @@
 /**
  * Helpers shared by the DynamoDB adapters: options, the blob-store dependency for large attributes,
- * conditional-write detection, paginated queries and turning stored items back into domain objects.
+ * conditional-write detection, paginated queries, batched reads and turning stored items back into domain objects.
  */
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -138,6 +139,37 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
     items.push(...((page.Items ?? []) as Item[]));
     exclusiveStartKey = page.LastEvaluatedKey as Item | undefined;
   } while (exclusiveStartKey);
+  return items;
+}
+
+/**
+ * The items of `keys` that exist, in batches of 100 (BatchGetItem's most); `options` are the
+ * batch's other settings (a projection, a consistent read). DynamoDB may leave keys unprocessed
+ * under load: they are asked for again, backing off.
+ */
+export async function batchGetAll(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: Item[],
+  options: {
+    ProjectionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ConsistentRead?: boolean;
+  } = {},
+): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let batch: Item[] | undefined = keys.slice(start, start + 100);
+    for (let attempt = 0; batch?.length; attempt++) {
+      if (attempt > 0)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 25 * 2 ** attempt)));
+      const answer = await client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch, ...options } } }),
+      );
+      items.push(...((answer.Responses?.[tableName] ?? []) as Item[]));
+      batch = answer.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined;
+    }
+  }
   return items;
 }
 

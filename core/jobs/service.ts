@@ -19,6 +19,7 @@ import {
   type JobQueue,
   type JobStatusView,
   type JobStore,
+  type JobWithRequest,
 } from './types';
 
 /** How long a job stays readable after it was accepted: `JOB_RETENTION_DAYS`, default 7 days. */
@@ -100,7 +101,15 @@ export type StartOutcome = 'started' | 'skipped';
  * cancelled between the read and the start has its run stopped again at once.
  */
 export async function startQueuedJob(deps: StartDeps, taskId: string): Promise<StartOutcome> {
-  const found = await deps.jobs.getJobWithRequest(taskId);
+  return startJobAsRead(deps, taskId, await deps.jobs.getJobWithRequest(taskId));
+}
+
+/** startQueuedJob, given the job as it was read (with the other jobs of its queue batch). */
+export async function startJobAsRead(
+  deps: StartDeps,
+  taskId: string,
+  found: JobWithRequest | undefined,
+): Promise<StartOutcome> {
   if (found?.job.status !== 'queued') return 'skipped';
   const { request } = found;
   const startedAt = deps.now().toISOString();

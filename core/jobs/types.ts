@@ -42,6 +42,11 @@ export interface JobUpdate {
   error?: string;
 }
 
+export interface JobWithRequest {
+  job: Job;
+  request: ExecutionRequest;
+}
+
 /** Port: jobs and the run request each one starts. */
 export interface JobStore {
   /** Stores a new job with its request; false (and nothing written) when the task id exists already. */
@@ -49,7 +54,9 @@ export interface JobStore {
   /** Undefined when there is no such job or it has expired. */
   getJob(taskId: string): Promise<Job | undefined>;
   /** The job with the run request it starts, in one read. */
-  getJobWithRequest(taskId: string): Promise<{ job: Job; request: ExecutionRequest } | undefined>;
+  getJobWithRequest(taskId: string): Promise<JobWithRequest | undefined>;
+  /** Several jobs with their requests, by task id, in as few reads as the store allows; missing and expired ones are left out. */
+  getJobsWithRequests(taskIds: readonly string[]): Promise<Map<string, JobWithRequest>>;
   /**
    * Moves a job to `update.status` only if its status is one of `from`: the job after the change,
    * or undefined when the job is missing or in another status (nothing written).

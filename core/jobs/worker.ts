@@ -5,14 +5,46 @@
  */
 import { ValidationError } from '../errors';
 import type { ExecutionRequest } from '../runs/types';
-import { queuedJob, type StartDeps, type StartOutcome, startQueuedJob } from './service';
+import { queuedJob, type StartDeps, type StartOutcome, startJobAsRead, startQueuedJob } from './service';
 import type { JobMessage, JobStore } from './types';
 
 export interface JobWorkerDeps extends StartDeps {
-  jobs: StartDeps['jobs'] & Pick<JobStore, 'createJob'>;
+  jobs: StartDeps['jobs'] & Pick<JobStore, 'createJob' | 'getJobsWithRequests'>;
   retentionInSeconds: number;
   /** The run a schedule fire starts, or undefined when the schedule no longer applies. */
   fireRequest(message: Extract<JobMessage, { kind: 'schedule' }>): Promise<ExecutionRequest | undefined>;
+}
+
+/**
+ * One queue batch: the jobs its messages name are read in one call, then each message is handled
+ * on its own. Answers, for each body in order, its outcome or the error that failed it (a failed
+ * message is delivered again; a batch whose read failed fails all its job messages).
+ */
+export async function handleJobMessages(
+  deps: JobWorkerDeps,
+  bodies: readonly string[],
+): Promise<PromiseSettledResult<StartOutcome>[]> {
+  const messages = bodies.map((body) => {
+    try {
+      return parseJobMessage(body);
+    } catch (error) {
+      return error as Error;
+    }
+  });
+  const taskIds = messages.flatMap((message) =>
+    !(message instanceof Error) && message.kind === 'job' ? [message.taskId] : [],
+  );
+  const read = taskIds.length > 0 ? deps.jobs.getJobsWithRequests(taskIds) : Promise.resolve(new Map());
+  // Handled per message below, so an unread batch fails its job messages and no other.
+  read.catch(() => undefined);
+  return Promise.allSettled(
+    messages.map(async (message) => {
+      if (message instanceof Error) throw message;
+      if (message.kind === 'job')
+        return startJobAsRead(deps, message.taskId, (await read).get(message.taskId));
+      return handleJobMessage(deps, message);
+    }),
+  );
 }
 
 export async function handleJobMessage(deps: JobWorkerDeps, message: JobMessage): Promise<StartOutcome> {

@@ -67,6 +67,31 @@ describe('DynamoJobStore', () => {
     expect(await store.getJobWithRequest(job.taskId)).toEqual({ job, request: requestOf(job) });
   });
 
+  it('reads several jobs with their requests in one call, leaving out missing and expired ones', async () => {
+    // Prepare
+    const small = aJob();
+    const large = aJob();
+    const expired = aJob({ expiresAt: Math.floor(nowInMs / 1000) - 1 });
+    const largeInput = { text: 'x'.repeat(INLINE_LIMIT_IN_BYTES + 1) };
+    await store.createJob(small, requestOf(small));
+    await store.createJob(large, requestOf(large, largeInput));
+    await store.createJob(expired, requestOf(expired));
+
+    // Act
+    const found = await store.getJobsWithRequests([
+      small.taskId,
+      large.taskId,
+      expired.taskId,
+      'task_none',
+      small.taskId,
+    ]);
+
+    // Assess
+    expect([...found.keys()].sort()).toEqual([small.taskId, large.taskId].sort());
+    expect(found.get(small.taskId)).toEqual({ job: small, request: requestOf(small) });
+    expect(found.get(large.taskId)?.request.input).toEqual(largeInput);
+  });
+
   it('refuses a second job with the same task id and keeps the first', async () => {
     // Prepare
     const job = aJob();

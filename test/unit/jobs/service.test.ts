@@ -10,7 +10,7 @@ import {
   settleJob,
   startQueuedJob,
 } from '../../../core/jobs/service';
-import { handleJobMessage } from '../../../core/jobs/worker';
+import { handleJobMessage, handleJobMessages } from '../../../core/jobs/worker';
 import type { Job, JobMessage, JobStatus, JobStore, JobUpdate } from '../../../core/jobs/types';
 import type { ExecutionRequest, ExecutionStarter } from '../../../core/runs/types';
 
@@ -19,6 +19,7 @@ class MemoryJobStore implements JobStore {
   readonly jobs = new Map<string, Job>();
   readonly requests = new Map<string, ExecutionRequest>();
   readonly durations: number[] = [];
+  readonly batchReads: string[][] = [];
   async createJob(job: Job, request: ExecutionRequest) {
     if (this.jobs.has(job.taskId)) return false;
     this.jobs.set(job.taskId, { ...job });
@@ -33,6 +34,11 @@ class MemoryJobStore implements JobStore {
     const job = this.jobs.get(taskId);
     const request = this.requests.get(taskId);
     return job && request ? { job: { ...job }, request } : undefined;
+  }
+  async getJobsWithRequests(taskIds: readonly string[]) {
+    this.batchReads.push([...taskIds]);
+    const found = await Promise.all(taskIds.map((taskId) => this.getJobWithRequest(taskId)));
+    return new Map(found.flatMap((entry) => (entry ? [[entry.job.taskId, entry] as const] : [])));
   }
   async updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate) {
     const job = this.jobs.get(taskId);
@@ -226,6 +232,71 @@ describe('handleJobMessage for a schedule fire', () => {
     });
     expect(outcome).toBe('skipped');
     expect(jobs.jobs.size).toBe(0);
+  });
+});
+
+describe('handleJobMessages', () => {
+  const workerDeps = () => ({
+    ...startDeps(),
+    retentionInSeconds: 3600,
+    fireRequest: async () => aRequest('sched-1'),
+  });
+
+  it("reads a batch's jobs in one call and starts each queued one", async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest('task-1'));
+    await enqueueRun(enqueueDeps(), aRequest('task-2'));
+    await jobs.updateJob('task-2', ['queued'], { status: 'cancelled' });
+    const bodies = ['task-1', 'task-2', 'no-such-task'].map((taskId) =>
+      JSON.stringify({ kind: 'job', taskId }),
+    );
+
+    // Act
+    const results = await handleJobMessages(workerDeps(), bodies);
+
+    // Assess
+    expect(results.map((result) => result.status === 'fulfilled' && result.value)).toEqual([
+      'started',
+      'skipped',
+      'skipped',
+    ]);
+    expect(jobs.batchReads).toEqual([['task-1', 'task-2', 'no-such-task']]);
+    expect(runs.startAsync).toHaveBeenCalledTimes(1);
+    expect(jobs.jobs.get('task-1')?.status).toBe('processing');
+  });
+
+  it('fails only the messages that cannot be handled; a schedule fire in the batch starts too', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest('task-1'));
+    const fire = { kind: 'schedule', workflowId: 'wf-1', scheduledTime: '2026-03-01T12:00:00Z' };
+    const bodies = ['not json', JSON.stringify({ kind: 'job', taskId: 'task-1' }), JSON.stringify(fire)];
+
+    // Act
+    const results = await handleJobMessages(workerDeps(), bodies);
+
+    // Assess
+    expect(results[0]).toMatchObject({ status: 'rejected', reason: { message: 'Job message is not JSON' } });
+    expect(results.slice(1)).toEqual([
+      { status: 'fulfilled', value: 'started' },
+      { status: 'fulfilled', value: 'started' },
+    ]);
+    expect(jobs.batchReads).toEqual([['task-1']]);
+  });
+
+  it('fails the job messages of a batch whose read failed, so they are delivered again', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest('task-1'));
+    vi.spyOn(jobs, 'getJobsWithRequests').mockRejectedValueOnce(new Error('table unavailable'));
+
+    // Act
+    const results = await handleJobMessages(workerDeps(), [
+      JSON.stringify({ kind: 'job', taskId: 'task-1' }),
+    ]);
+
+    // Assess
+    expect(results).toEqual([{ status: 'rejected', reason: new Error('table unavailable') }]);
+    expect(jobs.jobs.get('task-1')?.status).toBe('queued');
+    expect(runs.startAsync).not.toHaveBeenCalled();
   });
 });
 
