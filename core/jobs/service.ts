@@ -125,6 +125,32 @@ export async function startJobAsRead(
 export interface SettleDeps {
   jobs: Pick<JobStore, 'updateJob' | 'recordDuration'>;
   now: () => Date;
+  /** Whether a settled run of this workflow has its duration recorded; without it, every one does. */
+  recordsDurationOf?: (workflowId: string) => boolean;
+}
+
+/**
+ * Picks the settled runs whose durations are recorded: at most one per workflow per `intervalInMs`
+ * in each process, the others are left out. The estimate averages a sample of recent runs anyway,
+ * so a workflow run now and then has every run recorded, and one run hundreds of times a second
+ * costs a write a second instead of one per run. Remembers the `maxWorkflows` latest workflows.
+ */
+export function durationSampler(
+  intervalInMs: number,
+  nowInMs: () => number = Date.now,
+  maxWorkflows = 1000,
+): (workflowId: string) => boolean {
+  const recordedAtInMs = new Map<string, number>();
+  return (workflowId) => {
+    const now = nowInMs();
+    const last = recordedAtInMs.get(workflowId);
+    if (last !== undefined && now - last < intervalInMs) return false;
+    recordedAtInMs.delete(workflowId);
+    recordedAtInMs.set(workflowId, now);
+    if (recordedAtInMs.size > maxWorkflows)
+      recordedAtInMs.delete(recordedAtInMs.keys().next().value as string);
+    return true;
+  };
 }
 
 /**
@@ -142,7 +168,9 @@ export async function settleJob(
     completedAt: result.endedAt,
     ...(result.success ? {} : { error: result.error ?? 'The run failed' }),
   });
-  if (settled) await deps.jobs.recordDuration(request.workflowId, request.executionId, result.durationInMs);
+  if (settled && (deps.recordsDurationOf?.(request.workflowId) ?? true)) {
+    await deps.jobs.recordDuration(request.workflowId, request.executionId, result.durationInMs);
+  }
 }
 
 export interface JobAccessDeps {

@@ -280,6 +280,8 @@ export interface FinalizeDeps {
   checkpoints: CheckpointStore;
   /** Settles the job of an asynchronous run. */
   jobs: SettleDeps['jobs'];
+  /** Which settled runs have their duration recorded (core/jobs); without it, every one. */
+  recordsDurationOf?: SettleDeps['recordsDurationOf'];
   now: () => Date;
   /** Charged to every run, on top of its model costs. */
   baseChargePerRunInUsd: number;

@@ -7,6 +7,7 @@ import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import type { ExecutionStarter } from '../../core/runs/types';
+import { durationSampler } from '../../core/jobs/service';
 import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
 import { deploymentReader } from './deployments';
 import { fileDeps } from './files';
@@ -55,8 +56,12 @@ export function executionStarter(): ExecutionStarter {
   return overrides.executionStarter ?? SfnExecutionStarter.fromEnv();
 }
 
+/** Kept by the process: its Finalize records at most one run duration per workflow a second. */
+const recordsDurationOf = durationSampler(1000);
+
 export function finalizeDeps(): FinalizeDeps {
   return {
+    recordsDurationOf,
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
     usage: DynamoLimitsStore.fromEnv(),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),

@@ -4,6 +4,7 @@ import type { Principal } from '../../../core/identity/service';
 import type { IdentityStore } from '../../../core/identity/types';
 import {
   cancelJob,
+  durationSampler,
   enqueueRun,
   failDeadLetteredJob,
   jobStatusView,
@@ -338,6 +339,55 @@ describe('settleJob', () => {
     await settleJob({ jobs, now }, aRequest(), { success: true, durationInMs: 5, endedAt: 'e' });
     expect(jobs.jobs.get('task-1')?.status).toBe('cancelled');
     expect(jobs.durations).toEqual([]);
+  });
+
+  it('settles a job without recording its duration when the sampler leaves it out', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+
+    // Act
+    await settleJob({ jobs, now, recordsDurationOf: () => false }, aRequest(), {
+      success: true,
+      durationInMs: 5,
+      endedAt: 'e',
+    });
+
+    // Assess
+    expect(jobs.jobs.get('task-1')?.status).toBe('completed');
+    expect(jobs.durations).toEqual([]);
+  });
+});
+
+describe('durationSampler', () => {
+  it('picks at most one run per workflow per interval, each workflow on its own', () => {
+    // Prepare
+    const sample = durationSampler(1000, Date.now);
+
+    // Act
+    const first = [sample('wf-1'), sample('wf-1'), sample('wf-2')];
+    vi.advanceTimersByTime(999);
+    const beforeTheInterval = sample('wf-1');
+    vi.advanceTimersByTime(1);
+    const afterTheInterval = [sample('wf-1'), sample('wf-1')];
+
+    // Assess
+    expect(first).toEqual([true, false, true]);
+    expect(beforeTheInterval).toBe(false);
+    expect(afterTheInterval).toEqual([true, false]);
+  });
+
+  it('forgets the workflows recorded longest ago beyond its capacity', () => {
+    // Prepare
+    const sample = durationSampler(1000, Date.now, 2);
+    sample('wf-1');
+    sample('wf-2');
+
+    // Act
+    sample('wf-3');
+
+    // Assess: wf-1 was forgotten, so it is picked again; wf-3 is still remembered
+    expect(sample('wf-1')).toBe(true);
+    expect(sample('wf-3')).toBe(false);
   });
 });
 
