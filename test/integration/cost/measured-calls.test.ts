@@ -64,9 +64,14 @@ describe('measured calls of a run', () => {
     const usage = measured.get('async 3-block')!;
 
     // Act
-    const calls = callsPerRun(usage);
+    const { 'DynamoDB.UpdateItem': updates, ...calls } = callsPerRun(usage);
 
     // Assess
+    // The tokens of the two requests, the job to processing and the job settled; and the workflow's
+    // recent durations, which each process writes at most once a second per workflow, so for some
+    // of these runs, measured one after another, and not for others.
+    expect(updates).toBeGreaterThanOrEqual(4);
+    expect(updates).toBeLessThanOrEqual(5);
     expect(calls).toEqual({
       'Lambda.executeWorkflow': 1,
       'Lambda.jobsStart': 1,
@@ -75,8 +80,9 @@ describe('measured calls of a run', () => {
       'Lambda.executionFinalize': 1,
       'Lambda.notificationsWorker': 1,
       'Lambda.getJob': 1,
-      'DynamoDB.GetItem': 3,
-      'DynamoDB.UpdateItem': 5,
+      // The job worker reads its batch's jobs at once; the status route reads the job and the log entry.
+      'DynamoDB.BatchGetItem': 1,
+      'DynamoDB.GetItem': 2,
       'DynamoDB.PutItem': 2,
       'DynamoDB.Query': 1,
       'SQS.SendMessage': 2,
