@@ -18,10 +18,17 @@ export interface QueuePollerOptions {
   queueArn: string;
   batchSize: number;
   handler(event: SQSEvent): Promise<SQSBatchResponse | undefined>;
-  /** Poll loops run at once, as Lambda runs several pollers per event source. Default 2. */
+  /** Batches handled at once, as Lambda runs several invocations per event source. Default 2. */
   concurrency?: number;
   /** Long-poll wait of each receive. Default 1 s, so a stop is never held up for long. */
   waitTimeInSeconds?: number;
+  /**
+   * After a batch of more than one message but fewer than `batchSize`, the next receive waits this
+   * long, so that under load messages gather into fuller batches, as Lambda's batching window
+   * gathers them. A lone message (no load) or a full batch (more waiting) is followed by the next
+   * receive at once. Default 0.
+   */
+  batchingWindowInMs?: number;
   onError?(error: unknown): void;
 }
 
@@ -30,11 +37,23 @@ export interface QueuePoller {
   stop(): Promise<void>;
 }
 
+/**
+ * One receive at a time, so that what arrives meanwhile gathers into the next batch; each batch is
+ * handled while the next is received, up to `concurrency` batches at once.
+ */
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   let stopping = false;
   const onError = options.onError ?? ((error) => console.error(`Queue poller ${options.queueUrl}`, error));
-  const loop = async () => {
+  const windowInMs = options.batchingWindowInMs ?? 0;
+  const maxBatches = options.concurrency ?? 2;
+  const handling = new Set<Promise<void>>();
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const receiving = (async () => {
     while (!stopping) {
+      if (handling.size >= maxBatches) {
+        await Promise.race(handling);
+        continue;
+      }
       let messages: Message[];
       try {
         const received = await options.client.send(
@@ -48,15 +67,20 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
         );
         messages = received.Messages ?? [];
       } catch (error) {
-        if (stopping) return;
+        if (stopping) break;
         onError(error);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await pause(1_000);
         continue;
       }
-      if (messages.length > 0) await handleBatch(options, messages, onError);
+      if (messages.length === 0) continue;
+      const batch = handleBatch(options, messages, onError).finally(() => handling.delete(batch));
+      handling.add(batch);
+      if (messages.length > 1 && messages.length < options.batchSize && windowInMs > 0 && !stopping) {
+        await pause(windowInMs);
+      }
     }
-  };
-  const loops = Array.from({ length: options.concurrency ?? 2 }, loop);
+    await Promise.all(handling);
+  })();
   return {
     /**
      * A receive in progress is not aborted: the queue may already have handed it messages, which
@@ -65,7 +89,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
      */
     async stop() {
       stopping = true;
-      await Promise.all(loops);
+      await receiving;
     },
   };
 }
