@@ -5,7 +5,7 @@
  *
  * - Sync runs (the Express machine) run in the caller's request and are not written down, as an
  *   Express execution's state is not kept either.
- * - Async runs (the Standard machine) are written to `<journalDir>/<executionId>.json` before each
+ * - Async runs (the Standard machine) are written to `<journalDir>/executions.jsonl` before each
  *   Task they start, at each Wait's deadline, and when they end, so `resume()` after a restart goes
  *   on from there: a Task that was running when the process died runs again (as a Lambda retry
  *   would), a Wait sleeps only what is left. The Choice between them is not written down: it takes
@@ -17,7 +17,7 @@
  *   States.Timeout.
  */
 import { mkdirSync } from 'node:fs';
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderExecutionDefinition } from '../../catalog/execution-definition';
 import type {
@@ -108,7 +108,9 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
     [stepArn]: asLambda(options.step),
     [finalizeArn]: asLambda(options.finalize),
   };
-  const journal = options.journalDir ? openJournal(options.journalDir) : undefined;
+  const journal = options.journalDir
+    ? openJournal(options.journalDir, options.endedRetentionInMs ?? 7 * 24 * 3600 * 1000)
+    : undefined;
   const maxConcurrent = options.maxConcurrentAsync ?? 64;
   const onAsyncError =
     options.onAsyncError ??
@@ -212,10 +214,9 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
     async startAsync(request) {
       if (closing) throw new Error('The local state machine is closing');
       if (executions.has(request.executionId)) return;
-      if (journal && (await journal.exists(request.executionId))) return;
       const from: Position = { state: definition.StartAt, input: request };
       // Written down before StartExecution answers: a started execution survives a restart.
-      await journal?.write({ request, status: 'RUNNING', position: from });
+      if (journal && !(await journal.create({ request, status: 'RUNNING', position: from }))) return;
       runAsync(request, from);
     },
 
@@ -242,10 +243,9 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
 
     async resume() {
       if (!journal) return 0;
-      const records = await journal.list(options.endedRetentionInMs ?? 7 * 24 * 3600 * 1000);
       let resumed = 0;
-      for (const record of records) {
-        if (record.status !== 'RUNNING' || executions.has(record.request.executionId)) continue;
+      for (const record of await journal.running()) {
+        if (executions.has(record.request.executionId)) continue;
         runAsync(record.request, record.position);
         resumed++;
       }
@@ -331,83 +331,178 @@ function reportSafely(
   }
 }
 
+/** What the journal keeps of an ended execution: that its name is taken, until when, and why it failed. */
+interface EndedRecord {
+  status: Exclude<Status, 'RUNNING'>;
+  updatedAtInMs: number;
+  position?: Position;
+}
+
+type Kept = JournalRecord | EndedRecord;
+
+/** One line of the journal file: the execution's latest record; a running one in full. */
+interface JournalLine {
+  id: string;
+  status: Status;
+  at: number;
+  request?: ExecutionRequest;
+  position?: Position;
+}
+
+const JOURNAL_FILE = 'executions.jsonl';
+
 /**
- * One JSON file per async execution, replaced whole by rename so a crash never leaves half of one.
- * Writes to one execution's file happen one after another, in the order they were asked for, so a
- * slow earlier write can never land over a later one (a position written as a stop comes in).
+ * The async executions, as an append-only file of JSON lines (`executions.jsonl`): each write adds
+ * the execution's latest record, and the last line of an execution is what it is. Writes asked for
+ * while one is on its way to the file go together in the next append, so a busy machine makes one
+ * append for many executions. The records are kept in memory too: a change (a stop) is made to the
+ * latest record, whether or not it has reached the file, and is appended after it, so a stop that
+ * comes in while a position is being written is never overwritten. An ended execution is kept as
+ * its status and time only (its name stays taken). The file is read when the journal opens (a torn
+ * last line from a crash is ignored; the one-file-per-execution records of earlier versions are
+ * taken in) and rewritten compacted, by rename, then and whenever it grows well past what it holds.
  */
-function openJournal(dir: string) {
+function openJournal(dir: string, endedRetentionInMs: number) {
   mkdirSync(dir, { recursive: true });
-  const fileOf = (executionId: string) => join(dir, `${encodeURIComponent(executionId)}.json`);
-  const queues = new Map<string, Promise<void>>();
-  let writes = 0;
-  const inTurn = (executionId: string, task: () => Promise<void>): Promise<void> => {
-    const previous = queues.get(executionId) ?? Promise.resolve();
-    const next = previous.then(task);
-    const settled = next.catch(() => undefined);
-    queues.set(executionId, settled);
-    void settled.then(() => {
-      if (queues.get(executionId) === settled) queues.delete(executionId);
-    });
-    return next;
+  const file = join(dir, JOURNAL_FILE);
+  const kept = new Map<string, Kept>();
+  let linesInFile = 0;
+  let pending: string[] = [];
+  let flushed: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  let flushing = false;
+
+  const lineOf = (id: string, record: Kept): string => {
+    const line: JournalLine = { id, status: record.status, at: record.updatedAtInMs };
+    if ('request' in record) line.request = record.request;
+    if (record.position) line.position = record.position;
+    return JSON.stringify(line);
   };
-  const writeNow = async (record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<void> => {
-    const file = fileOf(record.request.executionId);
-    const temporary = `${file}.${process.pid}.${writes++}.tmp`;
-    await writeFile(temporary, JSON.stringify({ ...record, updatedAtInMs: Date.now() }));
-    await rename(temporary, file);
+  const keptOf = (record: JournalRecord): Kept => {
+    if (record.status === 'RUNNING') return record;
+    const { status, updatedAtInMs, position } = record;
+    // An ended run's output is the caller's (in its log entry); its failure is kept, for whoever looks.
+    return 'failed' in position ? { status, updatedAtInMs, position } : { status, updatedAtInMs };
   };
-  const read = async (executionId: string): Promise<JournalRecord | undefined> => {
-    try {
-      return JSON.parse(await readFile(fileOf(executionId), 'utf8')) as JournalRecord;
-    } catch {
-      return undefined;
+  const keep = (record: Omit<JournalRecord, 'updatedAtInMs'>): Kept =>
+    keptOf({ ...record, updatedAtInMs: Date.now() });
+  const compactedText = () => [...kept].map(([id, record]) => `${lineOf(id, record)}\n`).join('');
+  const dropExpired = () => {
+    for (const [id, record] of kept) {
+      if (record.status !== 'RUNNING' && Date.now() - record.updatedAtInMs > endedRetentionInMs)
+        kept.delete(id);
     }
   };
-  return {
-    write(record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<void> {
-      return inTurn(record.request.executionId, () => writeNow(record));
-    },
-    /** Reads the record after every write asked for before, and writes what `change` makes of it, if anything. */
-    update(
-      executionId: string,
-      change: (record: JournalRecord) => Omit<JournalRecord, 'updatedAtInMs'> | undefined,
-    ): Promise<void> {
-      return inTurn(executionId, async () => {
-        const record = await read(executionId);
-        const changed = record && change(record);
-        if (changed) await writeNow(changed);
-      });
-    },
+  const rewrite = async () => {
+    dropExpired();
+    const temporary = `${file}.${process.pid}.tmp`;
+    await writeFile(temporary, compactedText());
+    await rename(temporary, file);
+    linesInFile = kept.size;
+  };
 
-    async exists(executionId: string): Promise<boolean> {
-      return stat(fileOf(executionId)).then(
-        () => true,
-        () => false,
-      );
-    },
-    /** Every record; ended ones older than the retention, and leftover temporary files, are removed. */
-    async list(endedRetentionInMs: number): Promise<JournalRecord[]> {
-      const records: JournalRecord[] = [];
-      for (const name of await readdir(dir)) {
-        const file = join(dir, name);
-        if (name.endsWith('.tmp')) {
-          await rm(file, { force: true });
-          continue;
+  const flush = async (): Promise<void> => {
+    while (pending.length > 0) {
+      const lines = pending;
+      const waiting = flushed;
+      pending = [];
+      flushed = [];
+      try {
+        // Rewritten instead when the file holds four times the lines it needs: the memory has them all.
+        if (linesInFile + lines.length > Math.max(1_000, 4 * kept.size)) await rewrite();
+        else {
+          await appendFile(file, `${lines.join('\n')}\n`);
+          linesInFile += lines.length;
         }
-        if (!name.endsWith('.json')) continue;
-        const record = await readFile(file, 'utf8').then(
-          (text) => JSON.parse(text) as JournalRecord,
-          () => undefined,
-        );
-        if (!record) continue;
-        if (record.status !== 'RUNNING' && Date.now() - record.updatedAtInMs > endedRetentionInMs) {
-          await rm(file, { force: true });
-          continue;
-        }
-        records.push(record);
+        for (const waiter of waiting) waiter.resolve();
+      } catch (error) {
+        for (const waiter of waiting) waiter.reject(error);
       }
-      return records;
+    }
+    flushing = false;
+  };
+  const append = (id: string, record: Kept): Promise<void> => {
+    kept.set(id, record);
+    pending.push(lineOf(id, record));
+    const written = new Promise<void>((resolve, reject) => flushed.push({ resolve, reject }));
+    if (!flushing) {
+      flushing = true;
+      void flush();
+    }
+    return written;
+  };
+
+  const load = async () => {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      let parsed: JournalLine;
+      try {
+        parsed = JSON.parse(line) as JournalLine;
+      } catch {
+        continue; // a torn last line: its write was never answered
+      }
+      kept.set(
+        parsed.id,
+        parsed.status === 'RUNNING'
+          ? {
+              request: parsed.request as ExecutionRequest,
+              status: 'RUNNING',
+              position: parsed.position as Position,
+              updatedAtInMs: parsed.at,
+            }
+          : {
+              status: parsed.status,
+              updatedAtInMs: parsed.at,
+              ...(parsed.position ? { position: parsed.position } : {}),
+            },
+      );
+    }
+    const earlier: string[] = [];
+    for (const name of await readdir(dir)) {
+      if (name.endsWith('.tmp')) await rm(join(dir, name), { force: true });
+      else if (name.endsWith('.json')) earlier.push(name);
+    }
+    for (const name of earlier) {
+      const record = await readFile(join(dir, name), 'utf8').then(
+        (json) => JSON.parse(json) as JournalRecord,
+        () => undefined,
+      );
+      if (record && !kept.has(record.request.executionId))
+        kept.set(record.request.executionId, keptOf(record));
+    }
+    await rewrite();
+    for (const name of earlier) await rm(join(dir, name), { force: true });
+  };
+  const ready = load();
+  // Whoever awaits it hears of a failed load; nobody waiting is no unhandled rejection.
+  ready.catch(() => undefined);
+
+  return {
+    async write(record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<void> {
+      await ready;
+      return append(record.request.executionId, keep(record));
+    },
+    /** Writes a new execution's first record; false (nothing written) when its name is taken. */
+    async create(record: Omit<JournalRecord, 'updatedAtInMs'>): Promise<boolean> {
+      await ready;
+      if (kept.has(record.request.executionId)) return false;
+      await append(record.request.executionId, keep(record));
+      return true;
+    },
+    /** Writes what `change` makes of the execution's latest record (written or on its way), if anything. */
+    async update(
+      executionId: string,
+      change: (record: Kept) => Omit<JournalRecord, 'updatedAtInMs'> | undefined,
+    ): Promise<void> {
+      await ready;
+      const record = kept.get(executionId);
+      const changed = record && change(record);
+      if (changed) await append(executionId, keep(changed));
+    },
+    /** The executions still running. */
+    async running(): Promise<JournalRecord[]> {
+      await ready;
+      return [...kept.values()].filter((record): record is JournalRecord => record.status === 'RUNNING');
     },
   };
 }

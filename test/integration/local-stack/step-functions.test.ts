@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,19 +13,27 @@ import {
   validateExecutionDefinition,
 } from '../../../local/stack/step-functions';
 
-/** Lets a test hold the journal's next rename back, as a loaded disk would, and count the renames. */
-const renames = vi.hoisted(() => ({ holdNextInMs: 0, count: 0 }));
+/** Lets a test hold the journal's next append back, as a loaded disk would, and count the appends. */
+const appends = vi.hoisted(() => ({ holdNextInMs: 0, count: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const rename: typeof actual.rename = async (from, to) => {
-    renames.count++;
-    const holdInMs = renames.holdNextInMs;
-    renames.holdNextInMs = 0;
+  const appendFile: typeof actual.appendFile = async (path, data, options) => {
+    appends.count++;
+    const holdInMs = appends.holdNextInMs;
+    appends.holdNextInMs = 0;
     if (holdInMs > 0) await new Promise((resolve) => setTimeout(resolve, holdInMs));
-    return actual.rename(from, to);
+    return actual.appendFile(path, data, options);
   };
-  return { ...actual, rename, default: { ...actual, rename } };
+  return { ...actual, appendFile, default: { ...actual, appendFile } };
 });
+
+/** The journal's lines, parsed. */
+function journalLines(dir: string): { id: string; status: string; position?: { state?: string } }[] {
+  return readFileSync(join(dir, 'executions.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
+}
 
 function request(executionId = 'exec-1'): ExecutionRequest {
   return {
@@ -339,16 +347,17 @@ describe('createLocalExecutionStarter with a journal', () => {
       finalize: async (s) => answerFor(s),
       journalDir: dir,
     });
-    renames.count = 0;
 
     // Act
     await starter.startAsync(asyncRequest('three-writes'));
     await starter.drain();
 
     // Assess: Step, Finalize, and the end; Route's position is not written on its own
-    expect(renames.count).toBe(3);
-    const record = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]), 'utf8'));
-    expect(record.status).toBe('SUCCEEDED');
+    expect(journalLines(dir).map((line) => [line.status, line.position?.state])).toEqual([
+      ['RUNNING', 'Step'],
+      ['RUNNING', 'Finalize'],
+      ['SUCCEEDED', undefined],
+    ]);
   });
 
   it('resumes at the Task that was running when the process died, with the result of the Task before', async () => {
@@ -410,6 +419,97 @@ describe('createLocalExecutionStarter with a journal', () => {
     expect(next.finalize.mock.calls[0][0].step).toEqual(done);
   });
 
+  it('puts the writes that come while an append is on its way into one append', async () => {
+    // Prepare: the runs stay in their first step, so only the starts write
+    const dir = journalDir();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const starter = createLocalExecutionStarter({
+      step: async () => {
+        await gate;
+        return done;
+      },
+      finalize: async (s) => answerFor(s),
+      journalDir: dir,
+    });
+    const ids = Array.from({ length: 10 }, (_, index) => `burst-${index}`);
+    await starter.resume();
+    appends.count = 0;
+    appends.holdNextInMs = 50;
+
+    // Act: the first start's append is held; the nine others come meanwhile
+    await Promise.all(ids.map((id) => starter.startAsync(asyncRequest(id))));
+    const appendsForTheStarts = appends.count;
+    release();
+    await starter.drain();
+
+    // Assess
+    expect(appendsForTheStarts).toBe(2);
+    const started = journalLines(dir).filter((line) => line.position?.state === 'Step');
+    expect(started.map((line) => line.id)).toEqual(ids);
+  });
+
+  it('keeps one line per execution when it opens, and frees the names of runs ended past the retention', async () => {
+    // Prepare
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const dir = journalDir();
+    const { step } = scriptedStep(done, done, done);
+    const options = { step, finalize: async (s: ExecutionState) => answerFor(s), journalDir: dir };
+    const first = createLocalExecutionStarter(options);
+    await first.startAsync(asyncRequest('old'));
+    await first.drain();
+    vi.setSystemTime(Date.now() + 6 * 24 * 3600 * 1000);
+    await first.startAsync(asyncRequest('recent'));
+    await first.drain();
+    vi.setSystemTime(Date.now() + 2 * 24 * 3600 * 1000);
+
+    // Act
+    const next = createLocalExecutionStarter(options);
+    const resumed = await next.resume();
+    const linesWhenOpened = journalLines(dir);
+    await next.startAsync(asyncRequest('old'));
+    await next.startAsync(asyncRequest('recent'));
+    await next.drain();
+
+    // Assess: 'old' ended 8 days ago (its name is free again), 'recent' 2 days ago
+    expect(resumed).toBe(0);
+    expect(linesWhenOpened.map((line) => [line.id, line.status])).toEqual([['recent', 'SUCCEEDED']]);
+    expect(step).toHaveBeenCalledTimes(3);
+  });
+
+  it('resumes from a torn last line and from the one-file-per-run records of earlier versions', async () => {
+    // Prepare: a crash tore the journal's last line; an earlier version left a run in its own file
+    const dir = journalDir();
+    const waiting = (id: string) => ({
+      request: asyncRequest(id),
+      status: 'RUNNING',
+      position: { state: 'Step', input: asyncRequest(id) },
+    });
+    const line = { id: 'in-journal', at: Date.now(), ...waiting('in-journal') };
+    writeFileSync(join(dir, 'executions.jsonl'), `${JSON.stringify(line)}\n{"id":"torn","sta`);
+    writeFileSync(
+      join(dir, 'in-own-file.json'),
+      JSON.stringify({ ...waiting('in-own-file'), updatedAtInMs: 1 }),
+    );
+    const { step } = scriptedStep(done, done);
+    const finalize = vi.fn(async (state: ExecutionState) => answerFor(state));
+    const starter = createLocalExecutionStarter({ step, finalize, journalDir: dir });
+
+    // Act
+    const resumed = await starter.resume();
+    await starter.drain();
+
+    // Assess
+    expect(resumed).toBe(2);
+    expect(finalize.mock.calls.map(([state]) => state.executionId).sort()).toEqual([
+      'in-journal',
+      'in-own-file',
+    ]);
+    expect(readdirSync(dir)).toEqual(['executions.jsonl']);
+  });
+
   it('does not start an execution again once it has ended', async () => {
     // Prepare
     const dir = journalDir();
@@ -462,7 +562,7 @@ describe('createLocalExecutionStarter with a journal', () => {
     const starter = createLocalExecutionStarter({
       step: async () => {
         // The position after this step is written down slowly; the stop comes in meanwhile.
-        renames.holdNextInMs = 50;
+        appends.holdNextInMs = 50;
         setImmediate(() => {
           stopping = starter.stopAsync('stop-mid-write', 'Cancelled by the user');
         });
