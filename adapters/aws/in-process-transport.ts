@@ -230,13 +230,33 @@ export const unsignedSigner = {
     request: R,
     options: { signingDate?: Date; signingRegion?: string; signingService?: string } = {},
   ): Promise<R> {
-    const amzDate = (options.signingDate ?? new Date()).toISOString().replace(/[-:]|\.\d{3}/g, '');
-    const scope = `${amzDate.slice(0, 8)}/${options.signingRegion ?? 'local'}/${options.signingService ?? 'local'}/aws4_request`;
-    request.headers['x-amz-date'] = amzDate;
-    request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/${scope}, SignedHeaders=host, Signature=unsigned`;
+    const headers = signatureHeaders(
+      Math.floor((options.signingDate?.getTime() ?? Date.now()) / 1000),
+      options.signingRegion ?? 'local',
+      options.signingService ?? 'local',
+    );
+    request.headers['x-amz-date'] = headers.amzDate;
+    request.headers.authorization = headers.authorization;
     return request;
   },
 };
+
+/** The headers of the last second, region and service signed for: calls come many to a second. */
+let lastSignature: { key: string; amzDate: string; authorization: string } | undefined;
+
+function signatureHeaders(second: number, region: string, service: string) {
+  const key = `${second}/${region}/${service}`;
+  if (lastSignature?.key !== key) {
+    const amzDate = new Date(second * 1000).toISOString().replace(/[-:]|\.\d{3}/g, '');
+    const scope = `${amzDate.slice(0, 8)}/${region}/${service}/aws4_request`;
+    lastSignature = {
+      key,
+      amzDate,
+      authorization: `AWS4-HMAC-SHA256 Credential=local/${scope}, SignedHeaders=host, Signature=unsigned`,
+    };
+  }
+  return lastSignature;
+}
 
 function queryString(query: SdkHttpRequest['query']): string {
   if (!query) return '';

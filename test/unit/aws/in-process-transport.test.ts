@@ -127,4 +127,27 @@ describe('unsignedSigner', () => {
         'AWS4-HMAC-SHA256 Credential=local/20260304/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=unsigned',
     });
   });
+
+  it('dates and scopes each request by its own second, region and service', async () => {
+    // Prepare
+    const sign = (iso: string, service: string) =>
+      unsignedSigner.sign(
+        { headers: {} as Record<string, string> },
+        { signingDate: new Date(iso), signingRegion: 'us-east-1', signingService: service },
+      );
+
+    // Act
+    const first = await sign('2026-03-04T05:06:07.100Z', 'dynamodb');
+    const sameSecond = await sign('2026-03-04T05:06:07.900Z', 'dynamodb');
+    const otherService = await sign('2026-03-04T05:06:07.900Z', 'sqs');
+    const nextDay = await sign('2026-03-05T00:00:00.000Z', 'sqs');
+
+    // Assess
+    expect(sameSecond.headers).toEqual(first.headers);
+    expect(otherService.headers.authorization).toContain(
+      'Credential=local/20260304/us-east-1/sqs/aws4_request',
+    );
+    expect(nextDay.headers['x-amz-date']).toBe('20260305T000000Z');
+    expect(nextDay.headers.authorization).toContain('Credential=local/20260305/us-east-1/sqs/aws4_request');
+  });
 });
