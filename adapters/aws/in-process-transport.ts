@@ -55,7 +55,7 @@ function normalized(endpoint: string): string {
 
 /**
  * A dispatch through a lean request/response pair: the body as a readable stream, headers in lower
- * case, and an answer given with `statusCode`, `setHeader`, `writeHead`, `write` and `end`, then
+ * case, and an answer given with `statusCode`, the header methods, `writeHead`, `write` and `end`, then
  * 'finish' and 'close'. That is all dynalite's listener and fauxqs's fastify app use of Node's HTTP
  * API (the integration tests call every operation the service uses through it); a complete emulation
  * such as light-my-request's (fastify's `inject`) cost about as much as the emulators' own work.
@@ -111,6 +111,10 @@ class PlainResponse extends EventEmitter {
 
   getHeader(name: string): OutgoingHttpHeader | undefined {
     return this.headers.get(name.toLowerCase());
+  }
+
+  getHeaders(): Record<string, OutgoingHttpHeader> {
+    return Object.fromEntries(this.headers);
   }
 
   hasHeader(name: string): boolean {

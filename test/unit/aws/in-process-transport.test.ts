@@ -16,12 +16,15 @@ function echoListener(req: IncomingMessage, res: ServerResponse): void {
     res.statusCode = 201;
     res.setHeader('Content-Type', 'application/json');
     res.setHeader('X-Count', 2);
+    res.setHeader('X-Dropped', 'x');
+    res.removeHeader('x-dropped');
     res.end(
       JSON.stringify({
         method: req.method,
         url: req.url,
         target: req.headers['x-amz-target'],
         body: Buffer.concat(chunks).toString(),
+        answered: Object.keys(res.getHeaders()),
       }),
     );
   });
@@ -53,6 +56,7 @@ describe('InProcessHttpHandler', () => {
       url: '/?Action=Send&Tag=a&Tag=b',
       target: 'Service.Op',
       body: '{"a":1}',
+      answered: ['content-type', 'x-count'],
     });
   });
 
