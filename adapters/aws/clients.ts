@@ -9,13 +9,24 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { withMetering } from '../metering';
+import { InProcessHttpHandler, isInProcessEndpoint, unsignedSigner } from './in-process-transport';
 
 const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
 
-/** Local emulators accept any credentials; giving some avoids the SDK's slow credential chain. */
+/**
+ * Local emulators accept any credentials; giving some avoids the SDK's slow credential chain. An
+ * emulator running in this process is reached without a socket (./in-process-transport.ts).
+ */
 function localOptions(endpoint: string | undefined) {
   if (!endpoint) return {};
-  return { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  if (!isInProcessEndpoint(endpoint)) return { endpoint, credentials };
+  return {
+    endpoint,
+    credentials,
+    requestHandler: new InProcessHttpHandler(endpoint),
+    signer: unsignedSigner,
+  };
 }
 
 let documentClient: DynamoDBDocumentClient | undefined;

@@ -224,13 +224,16 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       .finally(() => active.fetches.delete(controller));
   };
 
-  /** Cuts off a worker that has not answered in time: its interrupt handler is not running. */
-  const cutOffAfter = (slot: Slot, active: Active, delayInMs: number, error: SandboxError): void => {
+  /**
+   * Cuts off a worker that has not answered in time: its interrupt handler is not running. The error
+   * is made only then: capturing an Error's stack for every run cost more than the rest of `start`.
+   */
+  const cutOffAfter = (slot: Slot, active: Active, delayInMs: number, error: () => SandboxError): void => {
     clearTimeout(active.deadlineTimer);
     active.deadlineTimer = setTimeout(() => {
       if (slot.active !== active) return;
       retire(slot);
-      release(slot, { error });
+      release(slot, { error: error() });
     }, delayInMs);
   };
 
@@ -244,8 +247,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     slots.delete(slot);
     slots.add(slot);
     slot.worker.ref();
-    const timedOut = new SandboxError(`Function timed out after ${request.timeoutInMs} ms`, 'timeout');
-    cutOffAfter(slot, active, request.timeoutInMs + graceInMs, timedOut);
+    cutOffAfter(
+      slot,
+      active,
+      request.timeoutInMs + graceInMs,
+      () => new SandboxError(`Function timed out after ${request.timeoutInMs} ms`, 'timeout'),
+    );
     const message: RunMessage = {
       type: 'run',
       runId: active.runId,
@@ -283,7 +290,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (active?.job !== job) continue;
       // The worker notices between two instructions of user code; one that does not is cut off.
       Atomics.store(slot.interrupt, 0, active.runId);
-      cutOffAfter(slot, active, graceInMs, cancelled);
+      cutOffAfter(slot, active, graceInMs, () => cancelled);
     }
     settle(job, { error: cancelled });
   };

@@ -1,7 +1,50 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 
-const root = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workflow-service' });
+type LoggerOptions = ConstructorParameters<typeof Logger>[0];
+
+/** The settings Powertools reads from the environment when it makes a logger, as the root read them. */
+interface PrintSettings {
+  console: unknown;
+  logIndentation: unknown;
+}
+
+/**
+ * The logger of one invocation. Powertools makes every logger, children included, build a Console
+ * of its own and read POWERTOOLS_DEV twice; the local server makes one per invocation, several per
+ * run, and that cost about 130 µs each, more than the run's log entries. A child of the root takes
+ * the console and indentation the root chose once for the process (the settings cannot change
+ * within it); everything else is Powertools' own `createChild`, through its documented factory.
+ */
+class InvocationLogger extends Logger {
+  protected override createLogger(options?: LoggerOptions): Logger {
+    return new ChildLogger(options);
+  }
+}
+
+class ChildLogger extends InvocationLogger {}
+
+const root = new InvocationLogger({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workflow-service',
+});
+const rootSettings = root as unknown as PrintSettings;
+const loggerMethods = Logger.prototype as unknown as Record<string, unknown>;
+// Only while Powertools still sets these up in these two methods (the version is pinned; the
+// logger tests print through a child); otherwise children make their own, as before.
+if (typeof loggerMethods.setConsole === 'function' && typeof loggerMethods.setLogIndentation === 'function') {
+  Object.defineProperties(ChildLogger.prototype, {
+    setConsole: {
+      value(this: PrintSettings) {
+        this.console = rootSettings.console;
+      },
+    },
+    setLogIndentation: {
+      value(this: PrintSettings) {
+        this.logIndentation = rootSettings.logIndentation;
+      },
+    },
+  });
+}
 const invocation = new AsyncLocalStorage<Logger>();
 
 /**

@@ -13,13 +13,44 @@ import { limitOwnerOf, limitsBlock } from '../../core/limits/service';
 import { limitsDeps } from './limits';
 import type { InactivityDeps, NotificationDeps } from '../../core/notifications/service';
 import { environmentCipher } from './environment';
-import { identityDeps } from './identity';
+import { identityDeps, lookupCacheTtlInMs } from './identity';
 import { blobStore } from './storage';
+import { dynamoDocumentClient } from '../../adapters/aws/clients';
+import {
+  cachedSubscriptions,
+  forgettingSubscriptionWrites,
+  matchingFromCache,
+  type SubscriptionCache,
+} from '../../core/notifications/subscription-cache';
+
+let subscriptions: { client: unknown; cache: SubscriptionCache } | undefined;
+
+/**
+ * The subscriptions the worker matches events against, one cache per process (made again when the
+ * local stack moves), kept for `LOOKUP_CACHE_TTL_MS` like the run path's other lookups (./identity.ts).
+ */
+function subscriptionCache(): SubscriptionCache {
+  const client = dynamoDocumentClient();
+  if (subscriptions?.client !== client) {
+    subscriptions = {
+      client,
+      cache: cachedSubscriptions(DynamoNotificationStore.fromEnv(), {
+        ttlInMs: lookupCacheTtlInMs(),
+        nowInMs: Date.now,
+      }),
+    };
+  }
+  return subscriptions.cache;
+}
 
 export function notificationDeps(): NotificationDeps {
   return {
     identity: identityDeps().store,
-    notifications: DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
+    // Writes through here drop the worker's copy of the workspace's subscriptions at once.
+    notifications: forgettingSubscriptionWrites(
+      DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
+      subscriptionCache(),
+    ),
     cipher: environmentCipher,
     queue: SqsNotificationQueue.fromEnv(),
     now: () => new Date(),
@@ -30,7 +61,10 @@ export function notificationWorkerDeps() {
   // Deliveries never follow redirects (a 3xx is final), and honour OUTBOUND_ALLOWLIST.
   const http = createGuardedHttpClient({ maxRedirects: 0 });
   return {
-    notifications: DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
+    notifications: matchingFromCache(
+      DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
+      subscriptionCache(),
+    ),
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
     workflows: { getWorkflow: (id: string) => workflowDeps().workflows.getWorkflow(id) },
     publicBaseUrl: process.env.PUBLIC_BASE_URL,

@@ -9,16 +9,30 @@ import {
   ResourceNotFoundException,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
+import type { RequestListener } from 'node:http';
 import dynalite from 'dynalite';
 import { tables } from '../../catalog/resources';
+import { plainDispatch, registerInProcessEndpoint } from '../../adapters/aws/in-process-transport';
 import { closeServer, httpUrl, listenEphemeral, type RunningService } from './http-server';
 
 export async function startDynamoDb(path: string, host: string): Promise<RunningService> {
   // Tables become ACTIVE at once instead of after dynalite's default 500 ms.
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const port = await listenEphemeral(server, host);
-  // dynalite's own close stops the HTTP server, then closes LevelDB, which releases its LOCK file.
-  return { endpoint: httpUrl(host, port), stop: () => closeServer(server, (done) => server.close(done)) };
+  const endpoint = httpUrl(host, port);
+  // The service's own clients in this process skip TCP and HTTP parsing (adapters/aws/in-process-transport.ts).
+  const unregister = registerInProcessEndpoint(
+    endpoint,
+    plainDispatch(server.listeners('request')[0] as RequestListener),
+  );
+  return {
+    endpoint,
+    stop: () => {
+      unregister();
+      // dynalite's own close stops the HTTP server, then closes LevelDB, which releases its LOCK file.
+      return closeServer(server, (done) => server.close(done));
+    },
+  };
 }
 
 /** Creates every catalogue table (with its GSIs) that does not exist yet; checks the ones that do. */

@@ -21,6 +21,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +34,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import { queues } from '../../catalog/resources';
+import { plainDispatch, registerInProcessEndpoint } from '../../adapters/aws/in-process-transport';
 import { httpUrl, type RunningService } from './http-server';
 import { type FauxSqsStore, QueueJournal, readJournal, restoreInto } from './sqs-journal';
 
@@ -86,11 +88,18 @@ export async function startSqs(directory: string, host: string): Promise<Running
     await app.close();
     throw error;
   }
+  // The service's own clients in this process skip TCP and HTTP parsing (adapters/aws/in-process-transport.ts);
+  // fastify's request listener runs the same hooks (the journal's among them) as a request over the wire.
+  const unregister = registerInProcessEndpoint(
+    endpoint,
+    plainDispatch(app.server.listeners('request')[0] as RequestListener),
+  );
 
   return {
     endpoint,
     ensureQueues: (client) => ensureQueues(client),
     async stop() {
+      unregister();
       await app.close();
       await journal.close();
     },

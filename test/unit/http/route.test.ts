@@ -141,4 +141,35 @@ describe('logger', () => {
     const logged = lines.map((line) => JSON.parse(line)).filter((line) => line.message === 'done');
     expect(logged.map((line) => line.executionId).sort()).toEqual(['first', 'second']);
   });
+
+  it("prints an invocation's entries on stdout as one JSON line each, with the service and level", async () => {
+    // Prepare
+    const lines: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
+    const run = withInvocationLogger(async () => {
+      logger.setLogLevel('INFO');
+      logger.appendKeys({ executionId: 'exe_1' });
+      logger.info('slow step', { stepInMs: 12 });
+    });
+
+    // Act
+    try {
+      await run();
+    } finally {
+      process.stdout.write = write;
+    }
+
+    // Assess
+    expect(lines).toHaveLength(1);
+    expect(lines[0].endsWith('\n')).toBe(true);
+    expect(lines[0].trim().includes('\n')).toBe(false);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 'INFO',
+      message: 'slow step',
+      service: 'workflow-service',
+      executionId: 'exe_1',
+      stepInMs: 12,
+    });
+  });
 });
