@@ -1,3 +1,4 @@
+import { organizationRoutes } from '../../catalog/organization-routes';
 import { inviteToOrganization } from '../../core/invitations/service';
 import { roleOf } from '../http/organizations';
 import { created } from '../http/responses';
@@ -5,6 +6,7 @@ import { httpRoute } from '../http/route';
 import { invitationDeps } from '../wiring/invitations';
 
 export const handler = httpRoute(
+  organizationRoutes,
   'createOrganizationInvitation',
   async ({ principal, permission, params, body }) =>
     created({
