@@ -3,7 +3,7 @@ import { inviteToOrganization } from '../../core/invitations/service';
 import { roleOf } from '../http/organizations';
 import { created } from '../http/responses';
 import { httpRoute } from '../http/route';
-import { invitationDeps } from '../wiring/invitations';
+import { invitationDepsWithEmail } from '../wiring/invitation-email';
 
 export const handler = httpRoute(
   organizationRoutes,
@@ -11,7 +11,7 @@ export const handler = httpRoute(
   async ({ principal, permission, params, body }) =>
     created({
       data: await inviteToOrganization(
-        invitationDeps({ sendsEmail: true }),
+        invitationDepsWithEmail(),
         principal,
         {
           organizationId: params.orgId,

@@ -1,16 +1,10 @@
-/** Wiring of notifications: subscriptions and deliveries, the queue, the cipher of secrets, the guarded client. */
-import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
+/**
+ * Wiring of notifications: subscriptions and deliveries, the queue, the cipher of secrets. The
+ * worker's (deliveries through the guarded client, chat and e-mail) is in ./notification-worker.ts.
+ */
 import { DynamoNotificationStore } from '../../adapters/dynamodb/notification-store';
-import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
-import { withChatOutbox } from '../../adapters/chat/outbox-chat-sender';
-import { createSlackChatSender } from '../../adapters/chat/slack-sender';
-import type { HttpClient } from '../../core/net/http';
-import type { ChatSender } from '../../core/notifications/types';
-import { emailSender } from './email';
 import { workflowDeps } from './workflows';
-import { limitOwnerOf, limitsBlock } from '../../core/limits/service';
-import { limitsDeps } from './limits';
 import type { InactivityDeps, NotificationDeps } from '../../core/notifications/service';
 import { environmentCipher } from './environment';
 import { identityDeps } from './identity';
@@ -24,36 +18,6 @@ export function notificationDeps(): NotificationDeps {
     queue: SqsNotificationQueue.fromEnv(),
     now: () => new Date(),
   };
-}
-
-export function notificationWorkerDeps() {
-  // Deliveries never follow redirects (a 3xx is final), and honour OUTBOUND_ALLOWLIST.
-  const http = createGuardedHttpClient({ maxRedirects: 0 });
-  return {
-    notifications: DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
-    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
-    workflows: { getWorkflow: (id: string) => workflowDeps().workflows.getWorkflow(id) },
-    publicBaseUrl: process.env.PUBLIC_BASE_URL,
-    limitsOf: async (userId: string) => {
-      const user = await identityDeps().store.getUser(userId);
-      if (!user) return undefined;
-      const deps = limitsDeps();
-      return limitsBlock(deps, await limitOwnerOf(deps, user));
-    },
-    cipher: environmentCipher,
-    queue: SqsNotificationQueue.fromEnv(),
-    http,
-    chat: chatSender(http),
-    email: emailSender(),
-    now: () => new Date(),
-  };
-}
-
-/** Slack through the guard; locally, messages whose endpoint cannot be reached go to the outbox. */
-function chatSender(http: HttpClient): ChatSender {
-  const slack = createSlackChatSender({ http, slackApiUrl: process.env.SLACK_API_URL });
-  const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
-  return outbox ? withChatOutbox(slack, outbox) : slack;
 }
 
 export function inactivityDeps(): InactivityDeps {
