@@ -54,7 +54,10 @@ export interface RouteDefinition {
   access: ResourceAccess;
   timeoutInSeconds?: number;
   memoryInMb?: number;
-  /** The handler runs blocks itself (streamed runs), so the File block's parsers are installed beside it (lib/bundling.ts). */
+  /**
+   * The handler runs blocks itself (streamed runs), so what blocks load on demand (the File block's
+   * parsers, the model providers' SDKs, the sandbox) is installed beside it (lib/bundling.ts).
+   */
   runsBlocks?: boolean;
   /**
    * The handler answers through a response stream (SSE): API Gateway's REST response streaming to
