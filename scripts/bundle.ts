@@ -4,7 +4,8 @@
  * their limit are flagged (an API route 150 KB, any other function 1 MB): cold start grows with
  * bundle size (design §5, "Bundles"); test/infra/bundles.test.ts holds the bundles to them.
  *
- *   npm run build            bundle and print the table
+ *   npm run build                     bundle and print the table
+ *   npm run build -- --contents <id>  what fills one function's bundle, by package and folder
  *   import { bundleAll }     the same from code (the benchmark does)
  */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -99,7 +100,41 @@ export function formatSizeTable(sizes: BundleSize[]): string {
   ].join('\n');
 }
 
+/**
+ * What fills a function's bundle, from esbuild's metafile: the bytes each package (node_modules)
+ * or project folder adds to the minified output, largest first.
+ */
+export async function bundleContents(id: string): Promise<{ part: string; bytes: number }[]> {
+  const found = functionEntries().find((candidate) => candidate.id === id);
+  if (!found) throw new Error(`No function ${id} in the catalogue`);
+  const result = await build({
+    ...esbuildBuildOptions,
+    absWorkingDir: projectRoot,
+    entryPoints: [fromProjectRoot(found.entry)],
+    outfile: join(bundleOutputDir, id, 'index.js'),
+    write: false,
+    metafile: true,
+    logLevel: 'error',
+  });
+  const output = Object.values(result.metafile.outputs).find((candidate) => candidate.entryPoint);
+  const byPart = new Map<string, number>();
+  for (const [path, input] of Object.entries(output?.inputs ?? {})) {
+    const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+    const part = inPackage ? inPackage[1] : path.split('/').slice(0, -1).join('/') || path;
+    byPart.set(part, (byPart.get(part) ?? 0) + input.bytesInOutput);
+  }
+  return [...byPart].map(([part, bytes]) => ({ part, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
 async function main(): Promise<void> {
+  const contentsOf = process.argv.indexOf('--contents');
+  if (contentsOf !== -1) {
+    const id = process.argv[contentsOf + 1] ?? '';
+    for (const { part, bytes } of await bundleContents(id)) {
+      if (bytes > 0) console.log(`${(bytes / 1024).toFixed(1).padStart(8)} KB  ${part}`);
+    }
+    return;
+  }
   const started = Date.now();
   const sizes = await bundleAll();
   console.log(formatSizeTable(sizes));
