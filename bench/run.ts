@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { bundleAll, bundleSizeLimitInBytes } from '../scripts/bundle';
+import { bundleAll, bundleLimitInBytesOf, isRoute, limitText, routeInitLimitInMs } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { measureBundleInit } from './bundle-init';
 import { benchEngine, printEngineBench } from './engine';
@@ -203,17 +203,49 @@ if (runs('sync') || runs('async')) await benchServers();
 
 if (runs('bundles')) {
   console.log(
-    '\nLambda bundles (esbuild, minified, AWS SDK external): size, and init in a fresh Node process (best of 3)',
+    '\nLambda bundles (esbuild, minified, AWS SDK and on-demand packages external): size against its limit ' +
+      `(API routes 150 KB, executionStep and the other workers 1 MB), and init in a fresh Node process (best of 3; ` +
+      `API routes ${routeInitLimitInMs} ms)`,
   );
   const sizes = await bundleAll();
   const inits = await measureBundleInit(sizes.map((bundle) => bundle.id));
-  const bundles = sizes.map((bundle, index) => ({ ...bundle, initInMs: inits[index].initInMs }));
+  const bundles = sizes.map((bundle, index) => ({
+    ...bundle,
+    limitInBytes: bundleLimitInBytesOf(bundle.id),
+    initInMs: inits[index].initInMs,
+    ...(isRoute(bundle.id) ? { initLimitInMs: routeInitLimitInMs } : {}),
+  }));
+  console.log(
+    `${'function'.padEnd(32)} ${'size'.padStart(11)} ${'limit'.padStart(8)} ${'init'.padStart(10)} ${'limit'.padStart(8)}`,
+  );
   for (const bundle of bundles) {
-    const flag = bundle.bytes > bundleSizeLimitInBytes ? '  over 1 MB' : '';
+    const over = [
+      ...(bundle.bytes > bundle.limitInBytes ? ['size'] : []),
+      ...(bundle.initLimitInMs !== undefined && bundle.initInMs > bundle.initLimitInMs ? ['init'] : []),
+    ];
     console.log(
-      `${bundle.id.padEnd(28)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KB ${String(bundle.initInMs).padStart(8)} ms${flag}`,
+      `${bundle.id.padEnd(32)} ${`${(bundle.bytes / 1024).toFixed(1)} KB`.padStart(11)} ${limitText(bundle.limitInBytes).padStart(8)} ` +
+        `${`${bundle.initInMs} ms`.padStart(10)} ${(bundle.initLimitInMs ? `${bundle.initLimitInMs} ms` : '').padStart(8)}` +
+        (over.length ? `  over: ${over.join(', ')}` : ''),
     );
   }
+  const routeBundles = bundles.filter((bundle) => isRoute(bundle.id));
+  const range = (values: number[], unit: string) =>
+    `${Math.min(...values).toFixed(1)} to ${Math.max(...values).toFixed(1)} ${unit}`;
+  const overLimit = bundles.filter(
+    (bundle) =>
+      bundle.bytes > bundle.limitInBytes ||
+      (bundle.initLimitInMs !== undefined && bundle.initInMs > bundle.initLimitInMs),
+  );
+  console.log(
+    `API routes: ${range(
+      routeBundles.map((bundle) => bundle.bytes / 1024),
+      'KB',
+    )}, init ${range(
+      routeBundles.map((bundle) => bundle.initInMs),
+      'ms',
+    )}; ${overLimit.length ? `over a limit: ${overLimit.map((bundle) => bundle.id).join(', ')}` : 'none over a limit'}`,
+  );
   results.bundles = bundles;
 }
 

@@ -1,5 +1,5 @@
 /** Wire schemas of files: the file object and the upload URL request and answer. */
-import { z } from 'zod';
+import * as z from './zod';
 import { maxFileBytes } from '../core/files/types';
 import { id } from './schemas';
 
@@ -7,29 +7,35 @@ export const fileObject = z
   .object({
     id: z.string(),
     name: z.string(),
-    url: z.string().describe('Presigned GET URL; valid for FILE_URL_EXPIRY_SECONDS (1 hour by default)'),
-    type: z.string().describe('MIME type'),
-    size: z.number().int().describe('Bytes'),
-    key: z.string().describe('Where the service keeps it'),
-    base64: z.string().optional(),
+    url: z.string().register(z.globalRegistry, {
+      description: 'Presigned GET URL; valid for FILE_URL_EXPIRY_SECONDS (1 hour by default)',
+    }),
+    type: z.string().register(z.globalRegistry, { description: 'MIME type' }),
+    size: z.number().check(z.int()).register(z.globalRegistry, { description: 'Bytes' }),
+    key: z.string().register(z.globalRegistry, { description: 'Where the service keeps it' }),
+    base64: z.optional(z.string()),
   })
-  .meta({ id: 'FileObject' });
+  .register(z.globalRegistry, { id: 'FileObject' });
 
 export const uploadUrlBody = z.strictObject({
   workspaceId: id,
-  name: z.string().min(1).max(255),
-  type: z
-    .string()
-    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'Must be a MIME type, e.g. application/pdf')
-    .default('application/octet-stream'),
+  name: z.string().check(z.minLength(1), z.maxLength(255)),
+  type: z._default(
+    z.string().check(z.regex(/^[\w.+-]+\/[\w.+-]+$/, 'Must be a MIME type, e.g. application/pdf')),
+    'application/octet-stream',
+  ),
   size: z
     .number()
-    .int()
-    .min(0)
-    .max(maxFileBytes, `Files may hold at most ${maxFileBytes / (1024 * 1024)} MB`),
+    .check(
+      z.int(),
+      z.gte(0),
+      z.lte(maxFileBytes, `Files may hold at most ${maxFileBytes / (1024 * 1024)} MB`),
+    ),
 });
 
 export const uploadUrl = z.object({
-  uploadUrl: z.string().describe('PUT the bytes here, with the same Content-Type, before it expires'),
+  uploadUrl: z.string().register(z.globalRegistry, {
+    description: 'PUT the bytes here, with the same Content-Type, before it expires',
+  }),
   file: fileObject,
 });

@@ -1,5 +1,5 @@
 /** Wire schemas of the log API: the query's parameters and the three answers. */
-import { z } from 'zod';
+import * as z from './zod';
 import { triggers } from '../core/triggers';
 import { id, workflowGraph } from './schemas';
 
@@ -11,103 +11,108 @@ export const defaultLogLimit = 100;
 const maxListItems = 100;
 
 /** `a,b,c`: each item checked by `item`; empty items (a trailing comma) are ignored. */
-function commaList<T extends z.ZodType<string>>(item: T, what: string) {
-  return z
-    .string()
-    .transform((text) =>
-      text
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
-    )
-    .pipe(
-      z
-        .array(item)
-        .min(1, `Give at least one ${what}`)
-        .max(maxListItems, `Give at most ${maxListItems} ${what}s`) as unknown as z.ZodType<
-        Array<z.output<T>>,
-        string[]
-      >,
-    );
+function commaList<T extends z.ZodMiniType<string>>(item: T, what: string) {
+  return z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((text: string) =>
+        text
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part !== ''),
+      ),
+    ),
+    z
+      .array(item)
+      .check(
+        z.minLength(1, `Give at least one ${what}`),
+        z.maxLength(maxListItems, `Give at most ${maxListItems} ${what}s`),
+      ) as unknown as z.ZodMiniType<Array<z.output<T>>, string[]>,
+  );
 }
 
 const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** An ISO 8601 date or date-time (UTC unless it names an offset), as a UTC ISO timestamp. */
-const isoTimestamp = z
-  .string()
-  .regex(isoPattern, 'Must be an ISO 8601 date or date-time, e.g. 2026-11-24T10:00:00Z')
-  .transform((text, context) => {
+const isoTimestamp = z.pipe(
+  z.string().check(z.regex(isoPattern, 'Must be an ISO 8601 date or date-time, e.g. 2026-11-24T10:00:00Z')),
+  z.transform((text: string, context) => {
     const zoned = /T/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? `${text}Z` : text;
     const time = Date.parse(zoned);
     if (Number.isNaN(time)) {
-      context.addIssue({ code: 'custom', message: 'Not a valid date' });
+      context.issues.push({ code: 'custom', message: 'Not a valid date', input: text });
       return z.NEVER;
     }
     return new Date(time).toISOString();
-  });
+  }),
+);
 
 const wholeNumber = (what: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, `Must be a whole number of ${what}`)
-    .transform(Number)
-    .pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'Too large'));
+  z.pipe(
+    z.pipe(z.string().check(z.regex(/^\d+$/, `Must be a whole number of ${what}`)), z.transform(Number)),
+    z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'Too large')),
+  );
 
-const usd = z
-  .string()
-  .regex(/^\d+(\.\d+)?$/, 'Must be a number of USD, e.g. 0.05')
-  .transform(Number);
+const usd = z.pipe(
+  z.string().check(z.regex(/^\d+(\.\d+)?$/, 'Must be a number of USD, e.g. 0.05')),
+  z.transform(Number),
+);
 
-const flag = z
-  .enum(['true', 'false'], { message: 'Must be true or false' })
-  .transform((text) => text === 'true');
+const flag = z.pipe(
+  z.enum(['true', 'false'], { message: 'Must be true or false' }),
+  z.transform((text) => text === 'true'),
+);
 
 export const listLogsQuery = z
   .strictObject({
     workspaceId: id,
-    workflowIds: commaList(id, 'workflow id').optional(),
-    folderIds: commaList(id, 'folder id').optional(),
-    triggers: commaList(
-      z.enum(triggers, { message: `Must be one of ${triggers.join(', ')}` }),
-      'trigger',
-    ).optional(),
-    level: z.enum(['info', 'error'], { message: 'Must be info or error' }).optional(),
-    startDate: isoTimestamp.optional(),
-    endDate: isoTimestamp.optional(),
-    executionId: id.optional(),
-    minDurationMs: wholeNumber('milliseconds').optional(),
-    maxDurationMs: wholeNumber('milliseconds').optional(),
-    minCost: usd.optional(),
-    maxCost: usd.optional(),
-    model: z.string().min(1).max(200).optional(),
-    limit: z
-      .string()
-      .regex(/^\d+$/, `Must be a whole number from ${minLogLimit} to ${maxLogLimit}`)
-      .transform(Number)
-      .pipe(
+    workflowIds: z.optional(commaList(id, 'workflow id')),
+    folderIds: z.optional(commaList(id, 'folder id')),
+    triggers: z.optional(
+      commaList(z.enum(triggers, { message: `Must be one of ${triggers.join(', ')}` }), 'trigger'),
+    ),
+    level: z.optional(z.enum(['info', 'error'], { message: 'Must be info or error' })),
+    startDate: z.optional(isoTimestamp),
+    endDate: z.optional(isoTimestamp),
+    executionId: z.optional(id),
+    minDurationMs: z.optional(wholeNumber('milliseconds')),
+    maxDurationMs: z.optional(wholeNumber('milliseconds')),
+    minCost: z.optional(usd),
+    maxCost: z.optional(usd),
+    model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    limit: z._default(
+      z.pipe(
+        z.pipe(
+          z.string().check(z.regex(/^\d+$/, `Must be a whole number from ${minLogLimit} to ${maxLogLimit}`)),
+          z.transform(Number),
+        ),
         z
           .number()
-          .min(minLogLimit, `Must be from ${minLogLimit} to ${maxLogLimit}`)
-          .max(maxLogLimit, `Must be from ${minLogLimit} to ${maxLogLimit}`),
-      )
-      .default(defaultLogLimit),
-    cursor: z.string().min(1).max(2048).optional(),
-    order: z.enum(['asc', 'desc'], { message: 'Must be asc or desc' }).default('desc'),
-    details: z.enum(['basic', 'full'], { message: 'Must be basic or full' }).default('basic'),
-    includeTraceSpans: flag.default(false),
-    includeFinalOutput: flag.default(false),
+          .check(
+            z.gte(minLogLimit, `Must be from ${minLogLimit} to ${maxLogLimit}`),
+            z.lte(maxLogLimit, `Must be from ${minLogLimit} to ${maxLogLimit}`),
+          ),
+      ),
+      defaultLogLimit,
+    ),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+    order: z._default(z.enum(['asc', 'desc'], { message: 'Must be asc or desc' }), 'desc'),
+    details: z._default(z.enum(['basic', 'full'], { message: 'Must be basic or full' }), 'basic'),
+    includeTraceSpans: z._default(flag, false),
+    includeFinalOutput: z._default(flag, false),
   })
-  .superRefine((query, context) => {
-    const backwards = (low: unknown, high: unknown, path: string, message: string) => {
-      if (low !== undefined && high !== undefined && (low as number | string) > (high as number | string)) {
-        context.addIssue({ code: 'custom', path: [path], message });
-      }
-    };
-    backwards(query.startDate, query.endDate, 'endDate', 'Must not be before startDate');
-    backwards(query.minDurationMs, query.maxDurationMs, 'maxDurationMs', 'Must not be below minDurationMs');
-    backwards(query.minCost, query.maxCost, 'maxCost', 'Must not be below minCost');
-  });
+  .check(
+    z.superRefine((query, context) => {
+      const backwards = (low: unknown, high: unknown, path: string, message: string) => {
+        if (low !== undefined && high !== undefined && (low as number | string) > (high as number | string)) {
+          context.addIssue({ code: 'custom', path: [path], message });
+        }
+      };
+      backwards(query.startDate, query.endDate, 'endDate', 'Must not be before startDate');
+      backwards(query.minDurationMs, query.maxDurationMs, 'maxDurationMs', 'Must not be below minDurationMs');
+      backwards(query.minCost, query.maxCost, 'maxCost', 'Must not be below minCost');
+    }),
+  );
 
 export const logIdParams = z.object({ id });
 export const executionIdParams = z.object({ executionId: id });
@@ -122,12 +127,14 @@ export const costObject = z
       z.object({ input: z.number(), output: z.number(), total: z.number(), tokens }),
     ),
   })
-  .meta({ id: 'Cost' });
+  .register(z.globalRegistry, { id: 'Cost' });
+
+const wholeCount = () => z.number().check(z.int());
 
 const executionBucket = z.object({
-  requestsPerMinute: z.number().int(),
-  maxBurst: z.number().int(),
-  remaining: z.number().int(),
+  requestsPerMinute: wholeCount(),
+  maxBurst: wholeCount(),
+  remaining: wholeCount(),
   resetAt: z.string(),
 });
 export const limitsBlock = z
@@ -140,13 +147,13 @@ export const limitsBlock = z
       isExceeded: z.boolean(),
     }),
   })
-  .meta({ id: 'LimitsBlock' });
+  .register(z.globalRegistry, { id: 'LimitsBlock' });
 
 const workflowRef = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string(),
-  deleted: z.literal(true).optional(),
+  deleted: z.optional(z.literal(true)),
 });
 
 /** The fields a list item and a detail share. */
@@ -158,27 +165,30 @@ const logEntryFields = {
   trigger: z.enum(triggers),
   startedAt: z.string(),
   endedAt: z.string(),
-  totalDurationMs: z.number().int(),
+  totalDurationMs: wholeCount(),
 };
 
 export const logListItem = z
   .object({
     ...logEntryFields,
     cost: z.union([costObject, z.object({ total: z.number() })]),
-    files: z.array(z.record(z.string(), z.unknown())).nullable(),
-    workflow: workflowRef.optional().describe('With details=full'),
-    traceSpans: z.array(z.unknown()).optional().describe('With includeTraceSpans=true'),
-    finalOutput: z.unknown().optional().describe('With includeFinalOutput=true'),
+    files: z.nullable(z.array(z.record(z.string(), z.unknown()))),
+    workflow: z.optional(workflowRef).register(z.globalRegistry, { description: 'With details=full' }),
+    traceSpans: z
+      .optional(z.array(z.unknown()))
+      .register(z.globalRegistry, { description: 'With includeTraceSpans=true' }),
+    finalOutput: z
+      .optional(z.unknown())
+      .register(z.globalRegistry, { description: 'With includeFinalOutput=true' }),
   })
-  .meta({ id: 'LogListItem' });
+  .register(z.globalRegistry, { id: 'LogListItem' });
 
 export const logList = z.object({
   data: z.array(logListItem),
-  nextCursor: z.string().optional().describe('Absent on the last page'),
-  pollCursor: z
-    .string()
-    .optional()
-    .describe('Ascending queries with an open date range, on their last page: where the next poll resumes'),
+  nextCursor: z.optional(z.string()).register(z.globalRegistry, { description: 'Absent on the last page' }),
+  pollCursor: z.optional(z.string()).register(z.globalRegistry, {
+    description: 'Ascending queries with an open date range, on their last page: where the next poll resumes',
+  }),
   limits: limitsBlock,
 });
 
@@ -189,12 +199,12 @@ export const logDetail = z
     executionData: z.object({
       traceSpans: z.array(z.unknown()),
       finalOutput: z.unknown(),
-      error: z.string().optional(),
+      error: z.optional(z.string()),
     }),
     cost: costObject,
     limits: limitsBlock,
   })
-  .meta({ id: 'LogDetail' });
+  .register(z.globalRegistry, { id: 'LogDetail' });
 
 export const executionDetail = z
   .object({
@@ -205,9 +215,9 @@ export const executionDetail = z
       trigger: z.enum(triggers),
       startedAt: z.string(),
       endedAt: z.string(),
-      totalDurationMs: z.number().int(),
+      totalDurationMs: wholeCount(),
       cost: costObject,
     }),
     limits: limitsBlock,
   })
-  .meta({ id: 'ExecutionDetail' });
+  .register(z.globalRegistry, { id: 'ExecutionDetail' });

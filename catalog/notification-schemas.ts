@@ -1,5 +1,5 @@
 /** Wire schemas of notification subscriptions and their deliveries. */
-import { z } from 'zod';
+import * as z from './zod';
 import { alertRules, deliveryStatuses, notificationChannels } from '../core/notifications/types';
 import { id, trigger } from './schemas';
 
@@ -7,39 +7,40 @@ const level = z.enum(['info', 'error']);
 
 export const notificationBody = z.strictObject({
   channel: z.enum(notificationChannels),
-  workflowIds: z.array(id).max(100).optional(),
-  allWorkflows: z.boolean().optional(),
-  levelFilter: z.array(level).min(1, 'Give at least one level'),
-  triggerFilter: z.array(trigger).min(1, 'Give at least one trigger'),
-  includeFinalOutput: z.boolean().optional(),
-  includeTraceSpans: z.boolean().optional(),
-  includeRateLimits: z.boolean().optional(),
-  includeUsageData: z.boolean().optional(),
-  webhook: z
-    .strictObject({
+  workflowIds: z.optional(z.array(id).check(z.maxLength(100))),
+  allWorkflows: z.optional(z.boolean()),
+  levelFilter: z.array(level).check(z.minLength(1, 'Give at least one level')),
+  triggerFilter: z.array(trigger).check(z.minLength(1, 'Give at least one trigger')),
+  includeFinalOutput: z.optional(z.boolean()),
+  includeTraceSpans: z.optional(z.boolean()),
+  includeRateLimits: z.optional(z.boolean()),
+  includeUsageData: z.optional(z.boolean()),
+  webhook: z.optional(
+    z.strictObject({
       url: z.url({ protocol: /^https?$/, message: 'Must be an http or https URL' }),
-      secret: z.string().min(8, 'At least 8 characters').max(512).optional(),
-    })
-    .optional(),
-  email: z.strictObject({ recipients: z.array(z.email()).min(1).max(10) }).optional(),
-  chat: z
-    .union([
+      secret: z.optional(z.string().check(z.minLength(8, 'At least 8 characters'), z.maxLength(512))),
+    }),
+  ),
+  email: z.optional(
+    z.strictObject({ recipients: z.array(z.email()).check(z.minLength(1), z.maxLength(10)) }),
+  ),
+  chat: z.optional(
+    z.union([
       z.strictObject({ webhookUrl: z.url({ protocol: /^https?$/ }) }),
-      z.strictObject({ channel: z.string().min(1).max(200), token: z.string().min(1).max(512) }),
-    ])
-    .optional(),
-  alert: z
-    .strictObject({
+      z.strictObject({
+        channel: z.string().check(z.minLength(1), z.maxLength(200)),
+        token: z.string().check(z.minLength(1), z.maxLength(512)),
+      }),
+    ]),
+  ),
+  alert: z.optional(
+    z.strictObject({
       rule: z.enum(alertRules),
-      threshold: z.number().positive().optional(),
-      windowHours: z
-        .number()
-        .positive()
-        .max(24 * 30)
-        .optional(),
-    })
-    .optional(),
-  active: z.boolean().optional(),
+      threshold: z.optional(z.number().check(z.positive())),
+      windowHours: z.optional(z.number().check(z.positive(), z.lte(24 * 30))),
+    }),
+  ),
+  active: z.optional(z.boolean()),
 });
 
 export const notificationParams = z.object({ workspaceId: id, notificationId: id });
@@ -58,29 +59,30 @@ export const notification = z
     includeRateLimits: z.boolean(),
     includeUsageData: z.boolean(),
     webhook: z
-      .object({ url: z.string(), hasSecret: z.boolean() })
-      .optional()
-      .describe('The secret is never answered'),
+      .optional(z.object({ url: z.string(), hasSecret: z.boolean() }))
+      .register(z.globalRegistry, { description: 'The secret is never answered' }),
     active: z.boolean(),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'Notification' });
+  .register(z.globalRegistry, { id: 'Notification' });
+
+const wholeCount = () => z.number().check(z.int());
 
 export const delivery = z
   .object({
     id: z.string(),
     eventId: z.string(),
     status: z.enum(deliveryStatuses),
-    attempts: z.number().int(),
-    responseStatus: z.number().int().optional(),
-    responseExcerpt: z.string().optional(),
-    error: z.string().optional(),
+    attempts: wholeCount(),
+    responseStatus: z.optional(wholeCount()),
+    responseExcerpt: z.optional(z.string()),
+    error: z.optional(z.string()),
     history: z.array(
-      z.object({ at: z.string(), responseStatus: z.number().int().optional(), error: z.string().optional() }),
+      z.object({ at: z.string(), responseStatus: z.optional(wholeCount()), error: z.optional(z.string()) }),
     ),
     createdAt: z.string(),
-    nextAttemptAt: z.string().optional(),
-    completedAt: z.string().optional(),
+    nextAttemptAt: z.optional(z.string()),
+    completedAt: z.optional(z.string()),
   })
-  .meta({ id: 'NotificationDelivery' });
+  .register(z.globalRegistry, { id: 'NotificationDelivery' });

@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 document, generated from the route table's zod schemas. */
-import { z } from 'zod';
 import { acceptsIdToken, drawsTokens, type RouteDefinition, routes } from './routes';
 import { errorBody } from './schemas';
+import * as z from './zod';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -9,7 +9,7 @@ type JsonSchema = Record<string, unknown>;
 let components: Record<string, JsonSchema> = {};
 
 /** zod puts named schemas in `$defs`; OpenAPI wants them in `components/schemas`. */
-function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+function toSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
   const text = JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/');
   const {

@@ -2,8 +2,8 @@
  * Routes of organizations, their members and workspaces, and invitations: the operator's (admin
  * API) and the users' (management API). Spread into the route table (catalog/routes.ts).
  */
-import { z } from 'zod';
-import type { RouteDefinition } from './routes';
+import * as z from './zod';
+import type { RouteDefinition } from './route-definition';
 import * as o from './organization-schemas';
 import * as s from './schemas';
 

@@ -1,10 +1,10 @@
 /** Wire schemas of the organization, membership and invitation routes. */
-import { z } from 'zod';
+import * as z from './zod';
 import { id, organization, organizationRole, workspacePermission } from './schemas';
 
-export const organizationView = organization
-  .extend({ role: organizationRole })
-  .meta({ id: 'OrganizationWithRole' });
+export const organizationView = z
+  .extend(organization, { role: organizationRole })
+  .register(z.globalRegistry, { id: 'OrganizationWithRole' });
 
 /** Roles a member can be given after creation: the owner is set once, when the organization is made. */
 export const assignableRole = z.enum(['admin', 'member']);
@@ -19,34 +19,34 @@ export const invitation = z
   .object({
     id,
     email: z.string(),
-    organizationId: id.optional(),
-    role: assignableRole.optional(),
-    workspaceId: id.optional(),
-    permissions: workspacePermission.optional(),
+    organizationId: z.optional(id),
+    role: z.optional(assignableRole),
+    workspaceId: z.optional(id),
+    permissions: z.optional(workspacePermission),
     status: invitationStatus,
     invitedBy: id,
     createdAt: z.string(),
     expiresAt: z.string(),
-    acceptedAt: z.string().optional(),
+    acceptedAt: z.optional(z.string()),
   })
-  .meta({ id: 'Invitation' });
+  .register(z.globalRegistry, { id: 'Invitation' });
 
 export const createOrganizationInvitationBody = z.object({
-  email: z.email().max(320),
-  role: assignableRole.default('member'),
+  email: z.email().check(z.maxLength(320)),
+  role: z._default(assignableRole, 'member'),
 });
 export const createWorkspaceInvitationBody = z.object({
-  email: z.email().max(320),
-  permissions: workspacePermission.default('read'),
+  email: z.email().check(z.maxLength(320)),
+  permissions: z._default(workspacePermission, 'read'),
 });
-export const acceptInvitationBody = z.object({ token: z.string().min(1).max(1000) });
+export const acceptInvitationBody = z.object({ token: z.string().check(z.minLength(1), z.maxLength(1000)) });
 export const organizationInvitationParams = z.object({ orgId: id, invitationId: id });
 export const workspaceInvitationParams = z.object({ workspaceId: id, invitationId: id });
 
 export const acceptedInvitation = z
   .object({
     invitation,
-    organizationMember: z.object({ organizationId: id, userId: id, role: organizationRole }).optional(),
-    workspaceMember: z.object({ workspaceId: id, userId: id, permissions: workspacePermission }).optional(),
+    organizationMember: z.optional(z.object({ organizationId: id, userId: id, role: organizationRole })),
+    workspaceMember: z.optional(z.object({ workspaceId: id, userId: id, permissions: workspacePermission })),
   })
-  .meta({ id: 'AcceptedInvitation' });
+  .register(z.globalRegistry, { id: 'AcceptedInvitation' });

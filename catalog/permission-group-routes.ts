@@ -2,10 +2,10 @@
  * Routes of permission groups (Enterprise): an organization's owner and admins manage its groups
  * and who is in them. With ACCESS_CONTROL_ENABLED off they answer 404. Spread into the route table.
  */
-import { z } from 'zod';
+import * as z from './zod';
 import * as groups from './permission-group-schemas';
 import type { ResourceAccess } from './resources';
-import type { RouteDefinition } from './routes';
+import type { RouteDefinition } from './route-definition';
 import * as s from './schemas';
 
 const read = { tables: { entities: 'read' } } as const satisfies ResourceAccess;

@@ -1,55 +1,60 @@
 /** Wire schemas of permission groups: what a group is created and changed with, and how it is shown. */
-import { z } from 'zod';
+import * as z from './zod';
 import { modelProviders, restrictableBlockTypes } from '../core/permissions/types';
 import { id } from './schemas';
 
-const name = z.string().trim().min(1, 'Give a name').max(200);
+const name = z.string().check(z.trim(), z.minLength(1, 'Give a name'), z.maxLength(200));
 /** Lowercased like the model gateway reads a block's provider; repeated entries are dropped. */
 const allowedModelProviders = z
-  .array(
+  .pipe(
     z
-      .string()
-      .trim()
-      .toLowerCase()
-      .pipe(z.enum(modelProviders, { error: `One of ${modelProviders.join(', ')}` })),
+      .array(
+        z.pipe(
+          z.string().check(z.trim(), z.toLowerCase()),
+          z.enum(modelProviders, { error: `One of ${modelProviders.join(', ')}` }),
+        ),
+      )
+      .check(z.maxLength(modelProviders.length * 4)),
+    z.transform((values: (typeof modelProviders)[number][]) => [...new Set(values)]),
   )
-  .max(modelProviders.length * 4)
-  .transform((values) => [...new Set(values)])
-  .meta({ description: `Model providers, any case: ${modelProviders.join(', ')}` });
+  .register(z.globalRegistry, { description: `Model providers, any case: ${modelProviders.join(', ')}` });
 const allowedBlocks = z
-  .array(
+  .pipe(
     z
-      .string()
-      .trim()
-      .pipe(
-        z.enum(restrictableBlockTypes as [string, ...string[]], {
-          error: `A block type: ${restrictableBlockTypes.join(', ')} (start is always allowed)`,
-        }),
-      ),
+      .array(
+        z.pipe(
+          z.string().check(z.trim()),
+          z.enum(restrictableBlockTypes as [string, ...string[]], {
+            error: `A block type: ${restrictableBlockTypes.join(', ')} (start is always allowed)`,
+          }),
+        ),
+      )
+      .check(z.maxLength(restrictableBlockTypes.length * 4)),
+    z.transform((values: string[]) => [...new Set(values)]),
   )
-  .max(restrictableBlockTypes.length * 4)
-  .transform((values) => [...new Set(values)])
-  .meta({ description: `Block types: ${restrictableBlockTypes.join(', ')} (start is always allowed)` });
+  .register(z.globalRegistry, {
+    description: `Block types: ${restrictableBlockTypes.join(', ')} (start is always allowed)`,
+  });
 const platformSwitches = {
-  hideKnowledgeBase: z.boolean().optional(),
-  disableMcpTools: z.boolean().optional(),
-  disableCustomTools: z.boolean().optional(),
-  disableInvitations: z.boolean().optional(),
+  hideKnowledgeBase: z.optional(z.boolean()),
+  disableMcpTools: z.optional(z.boolean()),
+  disableCustomTools: z.optional(z.boolean()),
+  disableInvitations: z.optional(z.boolean()),
 };
 
 /** A list left out (or null) restricts nothing; a list, even an empty one, allows only what it names. */
 export const createPermissionGroupBody = z.strictObject({
   name,
-  allowedModelProviders: allowedModelProviders.nullable().optional(),
-  allowedBlocks: allowedBlocks.nullable().optional(),
+  allowedModelProviders: z.optional(z.nullable(allowedModelProviders)),
+  allowedBlocks: z.optional(z.nullable(allowedBlocks)),
   ...platformSwitches,
 });
 
 /** The members given replace the group's; null lifts a list's restriction. */
 export const updatePermissionGroupBody = z.strictObject({
-  name: name.optional(),
-  allowedModelProviders: allowedModelProviders.nullable().optional(),
-  allowedBlocks: allowedBlocks.nullable().optional(),
+  name: z.optional(name),
+  allowedModelProviders: z.optional(z.nullable(allowedModelProviders)),
+  allowedBlocks: z.optional(z.nullable(allowedBlocks)),
   ...platformSwitches,
 });
 
@@ -63,8 +68,8 @@ export const permissionGroupView = z
     id: z.string(),
     organizationId: z.string(),
     name: z.string(),
-    allowedModelProviders: z.array(z.string()).nullable(),
-    allowedBlocks: z.array(z.string()).nullable(),
+    allowedModelProviders: z.nullable(z.array(z.string())),
+    allowedBlocks: z.nullable(z.array(z.string())),
     hideKnowledgeBase: z.boolean(),
     disableMcpTools: z.boolean(),
     disableCustomTools: z.boolean(),
@@ -73,4 +78,4 @@ export const permissionGroupView = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'PermissionGroup' });
+  .register(z.globalRegistry, { id: 'PermissionGroup' });

@@ -1,5 +1,5 @@
 /** Wire schemas of the HTTP API. Routes declare them; handlers parse with them; OpenAPI is generated from them. */
-import { z } from 'zod';
+import * as z from './zod';
 import {
   ENVIRONMENT_NAME_PATTERN,
   environmentNameRule,
@@ -15,7 +15,7 @@ import {
   webhookPathRule,
 } from '../core/webhooks/rules';
 
-export const id = z.string().min(1).max(128);
+export const id = z.string().check(z.minLength(1), z.maxLength(128));
 export const workspacePermission = z.enum(['read', 'write', 'admin']);
 export const organizationRole = z.enum(['owner', 'admin', 'member']);
 export const plan = z.enum(['free', 'pro', 'team', 'enterprise']);
@@ -25,37 +25,37 @@ export const errorBody = z
   .object({
     error: z.string(),
     code: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
   })
-  .meta({ id: 'Error' });
+  .register(z.globalRegistry, { id: 'Error' });
 
 export const block = z.object({
   id: id,
-  type: z.string().min(1),
-  name: z.string().min(1).max(200),
-  parentId: z.string().nullable().optional(),
-  enabled: z.boolean().optional(),
-  config: z.record(z.string(), z.unknown()).default({}),
+  type: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1), z.maxLength(200)),
+  parentId: z.optional(z.nullable(z.string())),
+  enabled: z.optional(z.boolean()),
+  config: z._default(z.record(z.string(), z.unknown()), {}),
 });
 
 export const edge = z.object({
   id: id,
   source: id,
   target: id,
-  sourceHandle: z.string().optional(),
-  targetHandle: z.string().optional(),
+  sourceHandle: z.optional(z.string()),
+  targetHandle: z.optional(z.string()),
 });
 
 export const workflowGraph = z
   .object({
     blocks: z.record(z.string(), block),
-    edges: z.array(edge).default([]),
-    loops: z.record(z.string(), z.unknown()).default({}),
-    parallels: z.record(z.string(), z.unknown()).default({}),
+    edges: z._default(z.array(edge), []),
+    loops: z._default(z.record(z.string(), z.unknown()), {}),
+    parallels: z._default(z.record(z.string(), z.unknown()), {}),
   })
-  .meta({ id: 'WorkflowGraph' });
+  .register(z.globalRegistry, { id: 'WorkflowGraph' });
 
-const usageLimitUsd = z.number().min(0).max(1e9);
+const usageLimitUsd = z.number().check(z.gte(0), z.lte(1e9));
 
 export const user = z
   .object({
@@ -64,11 +64,11 @@ export const user = z
     name: z.string(),
     plan,
     /** USD a calendar month; absent: the plan's. */
-    usageLimitUsd: usageLimitUsd.optional(),
-    organizationId: id.optional(),
+    usageLimitUsd: z.optional(usageLimitUsd),
+    organizationId: z.optional(id),
     createdAt: z.string(),
   })
-  .meta({ id: 'User' });
+  .register(z.globalRegistry, { id: 'User' });
 
 export const apiKey = z
   .object({
@@ -78,26 +78,28 @@ export const apiKey = z
     /** First characters of the key, so a person can tell keys apart; the key itself is never stored. */
     prefix: z.string(),
     createdAt: z.string(),
-    lastUsedAt: z.string().optional(),
+    lastUsedAt: z.optional(z.string()),
   })
-  .meta({ id: 'ApiKey' });
+  .register(z.globalRegistry, { id: 'ApiKey' });
 
-export const createdApiKey = apiKey.extend({ key: z.string() }).meta({ id: 'CreatedApiKey' });
+export const createdApiKey = z
+  .extend(apiKey, { key: z.string() })
+  .register(z.globalRegistry, { id: 'CreatedApiKey' });
 
 export const workspace = z
   .object({
     id,
     name: z.string(),
     ownerId: id,
-    organizationId: id.optional(),
+    organizationId: z.optional(id),
     createdAt: z.string(),
-    permissions: workspacePermission.optional(),
+    permissions: z.optional(workspacePermission),
   })
-  .meta({ id: 'Workspace' });
+  .register(z.globalRegistry, { id: 'Workspace' });
 
 export const workspaceMember = z
   .object({ workspaceId: id, userId: id, permissions: workspacePermission })
-  .meta({ id: 'WorkspaceMember' });
+  .register(z.globalRegistry, { id: 'WorkspaceMember' });
 
 export const organization = z
   .object({
@@ -105,37 +107,43 @@ export const organization = z
     name: z.string(),
     ownerId: id,
     plan,
-    usageLimitUsd: usageLimitUsd.optional(),
+    usageLimitUsd: z.optional(usageLimitUsd),
     createdAt: z.string(),
   })
-  .meta({ id: 'Organization' });
+  .register(z.globalRegistry, { id: 'Organization' });
 
 export const organizationMember = z
   .object({ organizationId: id, userId: id, role: organizationRole })
-  .meta({ id: 'OrganizationMember' });
+  .register(z.globalRegistry, { id: 'OrganizationMember' });
 
 export const workflow = z
   .object({
     id,
     workspaceId: id,
-    folderId: z.string().nullable(),
+    folderId: z.nullable(z.string()),
     name: z.string(),
     description: z.string(),
     state: workflowGraph,
     isDeployed: z.boolean(),
-    deployedAt: z.string().optional(),
-    deployedVersion: z.number().int().optional(),
+    deployedAt: z.optional(z.string()),
+    deployedVersion: z.optional(z.number().check(z.int())),
     needsRedeployment: z.boolean(),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'Workflow' });
+  .register(z.globalRegistry, { id: 'Workflow' });
 
-export const workflowSummary = workflow.omit({ state: true }).meta({ id: 'WorkflowSummary' });
+export const workflowSummary = z
+  .omit(workflow, { state: true })
+  .register(z.globalRegistry, { id: 'WorkflowSummary' });
 
 export const workflowStatus = z
-  .object({ isDeployed: z.boolean(), deployedAt: z.string().optional(), needsRedeployment: z.boolean() })
-  .meta({ id: 'WorkflowStatus' });
+  .object({
+    isDeployed: z.boolean(),
+    deployedAt: z.optional(z.string()),
+    needsRedeployment: z.boolean(),
+  })
+  .register(z.globalRegistry, { id: 'WorkflowStatus' });
 
 const tokenCounts = z.object({ prompt: z.number(), completion: z.number(), total: z.number() });
 
@@ -148,51 +156,56 @@ export const cost = z
       z.object({ input: z.number(), output: z.number(), total: z.number(), tokens: tokenCounts }),
     ),
   })
-  .meta({ id: 'Cost', description: 'USD; the base charge per run is included in total' });
+  .register(z.globalRegistry, {
+    id: 'Cost',
+    description: 'USD; the base charge per run is included in total',
+  });
 
 export const syncResult = z
   .object({
     success: z.boolean(),
-    output: z.unknown().optional(),
-    error: z.string().optional(),
-    metadata: z
-      .object({ duration: z.number(), executionId: z.string(), cost: cost.optional() })
-      .passthrough()
-      .optional(),
-    traceSpans: z.array(z.unknown()).optional(),
-    totalDuration: z.number().optional(),
+    output: z.optional(z.unknown()),
+    error: z.optional(z.string()),
+    metadata: z.optional(
+      z.looseObject({ duration: z.number(), executionId: z.string(), cost: z.optional(cost) }),
+    ),
+    traceSpans: z.optional(z.array(z.unknown())),
+    totalDuration: z.optional(z.number()),
   })
-  .meta({ id: 'SyncExecutionResult' });
+  .register(z.globalRegistry, { id: 'SyncExecutionResult' });
 
-const name = z.string().trim().min(1).max(200);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
 
 export const createUserBody = z.object({
   email: z.email(),
   name,
-  plan: plan.optional(),
-  usageLimitUsd: usageLimitUsd.optional(),
+  plan: z.optional(plan),
+  usageLimitUsd: z.optional(usageLimitUsd),
 });
 export const updateLimitsBody = z
-  .object({ plan: plan.optional(), usageLimitUsd: usageLimitUsd.nullable().optional() })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, {
-    message: "Nothing to update: give plan, or usageLimitUsd (null returns to the plan's)",
-  });
-export const createApiKeyBody = z.object({ name: z.string().trim().min(1).max(100).optional() });
-export const createWorkspaceAdminBody = z.object({ name, ownerId: id, organizationId: id.optional() });
-export const createWorkspaceBody = z.object({ name, organizationId: id.optional() });
+  .strictObject({ plan: z.optional(plan), usageLimitUsd: z.optional(z.nullable(usageLimitUsd)) })
+  .check(
+    z.refine((body) => Object.keys(body).length > 0, {
+      message: "Nothing to update: give plan, or usageLimitUsd (null returns to the plan's)",
+    }),
+  );
+export const createApiKeyBody = z.object({
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+});
+export const createWorkspaceAdminBody = z.object({ name, ownerId: id, organizationId: z.optional(id) });
+export const createWorkspaceBody = z.object({ name, organizationId: z.optional(id) });
 export const importWorkflowBody = z.object({
   workspaceId: id,
   name,
-  description: z.string().max(2000).optional(),
+  description: z.optional(z.string().check(z.maxLength(2000))),
   state: workflowGraph,
-  deploy: z.boolean().optional(),
+  deploy: z.optional(z.boolean()),
 });
 export const createOrganizationBody = z.object({
   name,
   ownerId: id,
-  plan: plan.optional(),
-  usageLimitUsd: usageLimitUsd.optional(),
+  plan: z.optional(plan),
+  usageLimitUsd: z.optional(usageLimitUsd),
 });
 export const addOrganizationMemberBody = z.object({ userId: id, role: organizationRole });
 export const addWorkspaceMemberBody = z.object({ userId: id, permissions: workspacePermission });
@@ -201,20 +214,22 @@ export const removeWorkspaceMemberQuery = z.object({ userId: id });
 export const createWorkflowBody = z.object({
   workspaceId: id,
   name,
-  description: z.string().max(2000).optional(),
-  folderId: z.string().nullable().optional(),
-  state: workflowGraph.optional(),
+  description: z.optional(z.string().check(z.maxLength(2000))),
+  folderId: z.optional(z.nullable(z.string())),
+  state: z.optional(workflowGraph),
 });
 export const updateWorkflowBody = z
   .object({
-    name: name.optional(),
-    description: z.string().max(2000).optional(),
-    folderId: z.string().nullable().optional(),
-    state: workflowGraph.optional(),
+    name: z.optional(name),
+    description: z.optional(z.string().check(z.maxLength(2000))),
+    folderId: z.optional(z.nullable(z.string())),
+    state: z.optional(workflowGraph),
   })
-  .refine((body) => Object.keys(body).length > 0, {
-    message: 'Nothing to update: give name, description, folderId or state',
-  });
+  .check(
+    z.refine((body) => Object.keys(body).length > 0, {
+      message: 'Nothing to update: give name, description, folderId or state',
+    }),
+  );
 export const listWorkflowsQuery = z.object({ workspaceId: id });
 
 export const workspaceIdParams = z.object({ workspaceId: id });
@@ -224,59 +239,61 @@ export const organizationIdParams = z.object({ orgId: id });
 export const keyIdParams = z.object({ keyId: id });
 
 /** The execute body: workflow input fields plus the control members. */
-export const executeBody = z
-  .object({
-    stream: z.boolean().optional(),
-    selectedOutputs: z.array(z.string()).optional(),
-  })
-  .catchall(z.unknown());
+export const executeBody = z.catchall(
+  z.object({
+    stream: z.optional(z.boolean()),
+    selectedOutputs: z.optional(z.array(z.string())),
+  }),
+  z.unknown(),
+);
 
 export const environmentVariableName = z
   .string()
-  .min(1)
-  .max(MAX_ENVIRONMENT_NAME_LENGTH)
-  .regex(ENVIRONMENT_NAME_PATTERN, environmentNameRule);
+  .check(
+    z.minLength(1),
+    z.maxLength(MAX_ENVIRONMENT_NAME_LENGTH),
+    z.regex(ENVIRONMENT_NAME_PATTERN, environmentNameRule),
+  );
 export const environmentVariableParams = z.object({ workspaceId: id, name: environmentVariableName });
 export const putEnvironmentVariableBody = z.object({
-  value: z
-    .string()
-    .max(MAX_ENVIRONMENT_VALUE_BYTES)
-    .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_ENVIRONMENT_VALUE_BYTES, {
+  value: z.string().check(
+    z.maxLength(MAX_ENVIRONMENT_VALUE_BYTES),
+    z.refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_ENVIRONMENT_VALUE_BYTES, {
       message: `At most ${MAX_ENVIRONMENT_VALUE_BYTES} bytes (64 KB) of UTF-8`,
     }),
+  ),
 });
 export const environmentVariable = z
   .object({
     name: z.string(),
-    value: z
-      .string()
-      .optional()
-      .describe('In clear for members with write or admin permission; absent for read members'),
+    value: z.optional(z.string()).register(z.globalRegistry, {
+      description: 'In clear for members with write or admin permission; absent for read members',
+    }),
     updatedAt: z.string(),
     updatedBy: id,
   })
-  .meta({ id: 'EnvironmentVariable' });
+  .register(z.globalRegistry, { id: 'EnvironmentVariable' });
 
-export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
+export const data = <T extends z.ZodMiniType>(schema: T) => z.object({ data: schema });
 
 /**
  * Beside `data` in a workflow's save and deploy answers when the saver's permission group does not
  * allow some of its blocks (core/permissions/check.ts): each names the block and what is refused.
  */
-export const permissionWarnings = z
-  .array(
+export const permissionWarnings = z.optional(
+  z.array(
     z.object({
       blockId: z.string(),
       blockName: z.string(),
       blockType: z.string(),
       kind: z.string(),
-      provider: z.string().optional(),
+      provider: z.optional(z.string()),
       message: z.string(),
     }),
-  )
-  .optional();
+  ),
+);
 /** `{data, warnings?}`: a workflow save or deploy answer. */
-export const dataWithWarnings = <T extends z.ZodType>(schema: T) =>
+export const dataWithWarnings = <T extends z.ZodMiniType>(schema: T) =>
   z.object({ data: schema, warnings: permissionWarnings });
 
 // Jobs (asynchronous runs)
@@ -290,22 +307,22 @@ export const asyncResult = z
     createdAt: z.string(),
     links: z.object({ status: z.string() }),
   })
-  .meta({ id: 'AsyncExecutionResult' });
+  .register(z.globalRegistry, { id: 'AsyncExecutionResult' });
 export const jobStatus = z
   .object({
     success: z.boolean(),
     taskId: z.string(),
     status: jobStatusValue,
     metadata: z.object({
-      startedAt: z.string().optional(),
-      completedAt: z.string().optional(),
-      duration: z.number().optional(),
+      startedAt: z.optional(z.string()),
+      completedAt: z.optional(z.string()),
+      duration: z.optional(z.number()),
     }),
-    output: z.unknown().optional(),
-    error: z.unknown().optional(),
-    estimatedDuration: z.number().optional(),
+    output: z.optional(z.unknown()),
+    error: z.optional(z.unknown()),
+    estimatedDuration: z.optional(z.number()),
   })
-  .meta({ id: 'JobStatus' });
+  .register(z.globalRegistry, { id: 'JobStatus' });
 
 // Limits
 const executionRateLimit = z.object({
@@ -324,23 +341,27 @@ export const usageLimits = z
     }),
     usage: z.object({ currentPeriodCost: z.number(), limit: z.number(), plan: z.string() }),
   })
-  .meta({ id: 'UsageLimits' });
+  .register(z.globalRegistry, { id: 'UsageLimits' });
 
 // Manual runs
 export const runWorkflowBody = z.object({
-  input: z.record(z.string(), z.unknown()).optional(),
-  draft: z.boolean().optional(),
+  input: z.optional(z.record(z.string(), z.unknown())),
+  draft: z.optional(z.boolean()),
 });
 
 // Webhook triggers
 export const webhookPath = z
   .string()
-  .min(1)
-  .max(MAX_WEBHOOK_PATH_LENGTH)
-  .regex(WEBHOOK_PATH_PATTERN, webhookPathRule);
+  .check(
+    z.minLength(1),
+    z.maxLength(MAX_WEBHOOK_PATH_LENGTH),
+    z.regex(WEBHOOK_PATH_PATTERN, webhookPathRule),
+  );
 export const createWebhookBody = z.object({
-  path: webhookPath.optional(),
-  secret: z.string().min(MIN_WEBHOOK_SECRET_LENGTH).max(MAX_WEBHOOK_SECRET_LENGTH).optional(),
+  path: z.optional(webhookPath),
+  secret: z.optional(
+    z.string().check(z.minLength(MIN_WEBHOOK_SECRET_LENGTH), z.maxLength(MAX_WEBHOOK_SECRET_LENGTH)),
+  ),
 });
 export const webhook = z
   .object({
@@ -351,36 +372,38 @@ export const webhook = z
     hasSecret: z.boolean(),
     createdAt: z.string(),
   })
-  .meta({ id: 'Webhook' });
+  .register(z.globalRegistry, { id: 'Webhook' });
 export const webhookParams = z.object({ workflowId: id, webhookId: id });
 // Any text: a path no webhook can have is unknown, a 404 like any other (see resolveWebhookCall).
-export const webhookTriggerParams = z.object({ path: z.string().min(1) });
+export const webhookTriggerParams = z.object({ path: z.string().check(z.minLength(1)) });
 
 // Schedules
 export const putScheduleBody = z
   .object({
-    cron: z.string().trim().min(9).max(200).optional(),
-    rateMinutes: z.number().int().min(1).max(525_600).optional(),
-    timezone: z.string().min(1).max(64).optional(),
-    input: z.record(z.string(), z.unknown()).optional(),
-    enabled: z.boolean().optional(),
+    cron: z.optional(z.string().check(z.trim(), z.minLength(9), z.maxLength(200))),
+    rateMinutes: z.optional(z.number().check(z.int(), z.gte(1), z.lte(525_600))),
+    timezone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    input: z.optional(z.record(z.string(), z.unknown())),
+    enabled: z.optional(z.boolean()),
   })
-  .refine((body) => (body.cron === undefined) !== (body.rateMinutes === undefined), {
-    message: 'Give exactly one of cron and rateMinutes',
-  });
+  .check(
+    z.refine((body) => (body.cron === undefined) !== (body.rateMinutes === undefined), {
+      message: 'Give exactly one of cron and rateMinutes',
+    }),
+  );
 export const schedule = z
   .object({
     workflowId: id,
-    cron: z.string().optional(),
-    rateMinutes: z.number().optional(),
+    cron: z.optional(z.string()),
+    rateMinutes: z.optional(z.number()),
     timezone: z.string(),
     input: z.record(z.string(), z.unknown()),
     enabled: z.boolean(),
-    nextRunAt: z.string().nullable(),
-    lastRunAt: z.string().optional(),
+    nextRunAt: z.nullable(z.string()),
+    lastRunAt: z.optional(z.string()),
     /** Why the last fire started no run: input that no longer fits the Start block, a lost permission. */
-    lastError: z.string().optional(),
+    lastError: z.optional(z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'Schedule' });
+  .register(z.globalRegistry, { id: 'Schedule' });

@@ -5,21 +5,46 @@
  */
 import type { BuildOptions } from 'esbuild';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ResourceAccess } from '../catalog/resources';
 
 /**
- * The document parsers of the File block (adapters/files/extract.ts) weigh about 4 MB bundled, more
- * than everything else a function carries. They stay out of every bundle, loaded on first use, and
- * are installed (from package-lock.json) beside the bundles of the functions that run blocks
- * (`runsBlocks` in catalog/routes.ts); no other function carries them or pays for them at start.
+ * Packages kept out of every bundle and loaded on first use (`import()`), installed (from
+ * package-lock.json) beside the bundles of the functions that load them and of no other: a function
+ * neither carries them nor pays for them at start, and a run pays only for what it uses.
  */
-export const documentReaderModules = [
-  'unpdf',
-  'mammoth',
-  'exceljs',
-  'csv-parse',
-  'html-to-text',
-  'file-type',
-] as const;
+export const onDemandModules = {
+  /** The File block's document parsers (adapters/files/extract.ts), about 4 MB bundled. */
+  documentReaders: ['unpdf', 'mammoth', 'exceljs', 'csv-parse', 'html-to-text', 'file-type'],
+  /** The model providers' SDKs (adapters/models), about 530 KB: loaded when a run calls the provider. */
+  modelProviders: ['openai', '@anthropic-ai/sdk'],
+  /** QuickJS for the function-block sandbox (adapters/sandbox), about 840 KB: loaded by its worker threads. */
+  sandbox: ['@jitl/quickjs-singlefile-cjs-release-sync'],
+  /** nodemailer (adapters/email), about 240 KB: loaded to compose or send the first e-mail. */
+  email: ['nodemailer'],
+  /** jose (adapters/oidc), about 20 KB: loaded to check the first ID token. */
+  singleSignOn: ['jose'],
+} as const;
+
+/** What of a function of the catalogue (catalog/routes.ts) tells what it loads on demand. */
+export interface OnDemandNeeds {
+  /** Runs blocks: the parsers, the provider SDKs and the sandbox. */
+  readonly runsBlocks?: boolean;
+  /** May send e-mail (`email: 'send'`): nodemailer. */
+  readonly access: ResourceAccess;
+  /** Takes ID tokens in a deployment with single sign-on: jose. */
+  readonly takesIdTokens?: boolean;
+}
+
+/** The packages installed beside a function's bundle: exactly those it may load on demand. */
+export function onDemandModulesOf(needs: OnDemandNeeds): string[] {
+  return [
+    ...(needs.runsBlocks
+      ? [...onDemandModules.documentReaders, ...onDemandModules.modelProviders, ...onDemandModules.sandbox]
+      : []),
+    ...(needs.access.email === 'send' ? onDemandModules.email : []),
+    ...(needs.takesIdTokens ? onDemandModules.singleSignOn : []),
+  ];
+}
 
 export const bundle = {
   minify: true,
@@ -40,7 +65,7 @@ export const bundle = {
    * (the version used by tests and the local server). Handlers must therefore only use SDK APIs
    * that are not brand new; if one ever needs a newer SDK, drop the external for that package.
    */
-  external: ['@aws-sdk/*', ...documentReaderModules],
+  external: ['@aws-sdk/*', ...Object.values(onDemandModules).flat()],
   /**
    * The sandbox pool finds its worker script through `import.meta.url` only when it runs from the
    * TypeScript sources; a CommonJS bundle starts itself as the worker instead (adapters/sandbox/pool.ts),
@@ -61,11 +86,11 @@ export const nodejsFunctionBundling: BundlingOptions = {
   },
 };
 
-/** NodejsFunction's `bundling` for a function that runs blocks: the document parsers beside it. */
-export const blockRunnerBundling: BundlingOptions = {
-  ...nodejsFunctionBundling,
-  nodeModules: [...documentReaderModules],
-};
+/** NodejsFunction's `bundling` for a function: the shared options, and what it loads on demand beside it. */
+export function bundlingOf(needs: OnDemandNeeds): BundlingOptions {
+  const nodeModules = onDemandModulesOf(needs);
+  return nodeModules.length ? { ...nodejsFunctionBundling, nodeModules } : nodejsFunctionBundling;
+}
 
 /** Options for esbuild's JS API (`build`), the same choices as NodejsFunction's command line. */
 export const esbuildBuildOptions = {

@@ -40,6 +40,7 @@ export class RouteFunctionsStack extends Stack {
         memoryInMb: route.memoryInMb,
         timeoutInSeconds: route.timeoutInSeconds,
         runsBlocks: route.runsBlocks,
+        takesIdTokens: props.idTokenIssuer !== undefined && acceptsIdToken(route),
       });
       // Resolved by CloudFormation at deploy time: the function reads it without a call per cold start.
       fn.function.addEnvironment(edgeSecretEnvVar, props.edgeSecret.secretValue.unsafeUnwrap());

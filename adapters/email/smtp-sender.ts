@@ -1,13 +1,20 @@
-/** E-mail through an SMTP server (`SMTP_URL`, e.g. smtp://user:pass@mail.example.com:587), with nodemailer. */
-import nodemailer from 'nodemailer';
+/**
+ * E-mail through an SMTP server (`SMTP_URL`, e.g. smtp://user:pass@mail.example.com:587), with
+ * nodemailer, loaded on the first message (see ./mime.ts).
+ */
+import type { Transporter } from 'nodemailer';
 import type { EmailSender } from '../../core/notifications/types';
 
 export function createSmtpEmailSender(options: { smtpUrl: string; from: string }): EmailSender {
-  const transport = nodemailer.createTransport(options.smtpUrl);
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(message) {
+      transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+        nodemailer.createTransport(options.smtpUrl),
+      );
+      const ready = await transport;
       try {
-        const info = await transport.sendMail({ from: options.from, ...message });
+        const info = await ready.sendMail({ from: options.from, ...message });
         return {
           outcome: { kind: 'answered', status: 200 },
           excerpt: String(info.response ?? '').slice(0, 500),

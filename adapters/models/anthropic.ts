@@ -4,7 +4,7 @@
  * A structured answer is a tool whose `input_schema` is the schema, forced with `tool_choice`; the
  * tool's input is the answer.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type {
   MessageCreateParamsBase,
   MessageParam,
@@ -25,6 +25,17 @@ import {
   type SdkProviderOptions,
 } from './shared';
 
+/**
+ * The SDK, loaded by the first call: it is kept out of the bundles and installed beside the functions
+ * that run blocks (lib/bundling.ts), so a run that never calls this provider never loads it.
+ */
+let sdk: typeof Anthropic | undefined;
+
+async function loadSdk(): Promise<typeof Anthropic> {
+  sdk ??= (await import('@anthropic-ai/sdk')).default;
+  return sdk;
+}
+
 export const anthropicDefaultBaseUrl = 'https://api.anthropic.com';
 
 export type AnthropicProviderOptions = SdkProviderOptions;
@@ -38,7 +49,8 @@ function describeError(error: unknown, request: ModelRequest, apiKey: string): M
 }
 
 function errorKind(error: unknown): SdkErrorKind {
-  if (error instanceof Anthropic.APIError && error.status !== undefined) {
+  if (!sdk) return undefined;
+  if (error instanceof sdk.APIError && error.status !== undefined) {
     const body = error.error as { error?: { message?: unknown }; message?: unknown } | undefined;
     return {
       status: error.status,
@@ -46,7 +58,7 @@ function errorKind(error: unknown): SdkErrorKind {
       sdkMessage: error.message,
     };
   }
-  return error instanceof Anthropic.APIConnectionError ? 'connection' : undefined;
+  return error instanceof sdk.APIConnectionError ? 'connection' : undefined;
 }
 
 interface Structured {
@@ -91,9 +103,9 @@ function structuredResponse(input: unknown, model: string, tokens: ModelResponse
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): ModelProvider {
   const clients = new ClientCache<Anthropic>();
 
-  function clientFor(apiKey: string, baseUrl: string | undefined): Anthropic {
+  function clientFor(Sdk: typeof Anthropic, apiKey: string, baseUrl: string | undefined): Anthropic {
     return clients.get(`${apiKey}\u0000${baseUrl ?? ''}`, () => {
-      return new Anthropic({
+      return new Sdk({
         apiKey,
         // Explicit, so that ANTHROPIC_BASE_URL of the process never applies.
         baseURL: baseUrl ?? anthropicDefaultBaseUrl,
@@ -186,7 +198,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   return {
     async complete(request, signal) {
       const apiKey = apiKeyFor(request.provider, request, options.defaultApiKey);
-      const client = clientFor(apiKey, request.baseUrl);
+      const client = clientFor(await loadSdk(), apiKey, request.baseUrl);
       const { params, structured } = paramsOf(request);
       const requestOptions = { signal, timeout: request.timeoutInMs };
       try {

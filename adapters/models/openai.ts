@@ -3,7 +3,7 @@
  * Chat Completions API. Streaming asks for a final usage chunk (`stream_options.include_usage`);
  * a structured answer uses `response_format: {type: 'json_schema', json_schema: {strict}}`.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
@@ -26,6 +26,17 @@ import {
   type SdkProviderOptions,
 } from './shared';
 
+/**
+ * The SDK, loaded by the first call: it is kept out of the bundles and installed beside the functions
+ * that run blocks (lib/bundling.ts), so a run that never calls this provider never loads it.
+ */
+let sdk: typeof OpenAI | undefined;
+
+async function loadSdk(): Promise<typeof OpenAI> {
+  sdk ??= (await import('openai')).default;
+  return sdk;
+}
+
 export const openAiDefaultBaseUrl = 'https://api.openai.com/v1';
 
 export type OpenAiProviderOptions = SdkProviderOptions;
@@ -39,11 +50,12 @@ function describeError(error: unknown, request: ModelRequest, apiKey: string): M
 }
 
 function errorKind(error: unknown): SdkErrorKind {
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+  if (!sdk) return undefined;
+  if (error instanceof sdk.APIError && error.status !== undefined) {
     const body = error.error as { message?: unknown } | undefined;
     return { status: error.status, providerMessage: body?.message, sdkMessage: error.message };
   }
-  return error instanceof OpenAI.APIConnectionError ? 'connection' : undefined;
+  return error instanceof sdk.APIConnectionError ? 'connection' : undefined;
 }
 
 function messagesOf(request: ModelRequest): ChatCompletionMessageParam[] {
@@ -109,9 +121,9 @@ function responseOf(
 export function createOpenAiProvider(options: OpenAiProviderOptions = {}): ModelProvider {
   const clients = new ClientCache<OpenAI>();
 
-  function clientFor(apiKey: string, baseUrl: string | undefined): OpenAI {
+  function clientFor(Sdk: typeof OpenAI, apiKey: string, baseUrl: string | undefined): OpenAI {
     return clients.get(`${apiKey}\u0000${baseUrl ?? ''}`, () => {
-      return new OpenAI({
+      return new Sdk({
         apiKey,
         // Explicit, so that OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID of the process never apply.
         baseURL: baseUrl ?? openAiDefaultBaseUrl,
@@ -126,7 +138,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions = {}): Model
   return {
     async complete(request, signal) {
       const apiKey = apiKeyFor(request.provider, request, options.defaultApiKey);
-      const client = clientFor(apiKey, request.baseUrl);
+      const client = clientFor(await loadSdk(), apiKey, request.baseUrl);
       const requestOptions = { signal, timeout: request.timeoutInMs };
       const params = chatCompletionParams(request);
       try {

@@ -8,11 +8,23 @@
  * installs often live on the intranet; admitting one through OUTBOUND_ALLOWLIST would also open
  * it to workflows' api blocks, which is exactly what the guard is for. What is required instead is
  * https (plain http only to a loopback address, for local development).
+ *
+ * jose is loaded by the first token: it is kept out of the bundles and installed beside the routes
+ * that take ID tokens only where single sign-on is deployed (lib/bundling.ts).
  */
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import { UnauthorizedError } from '../../core/errors';
 import type { IdTokenVerifier, VerifiedIdToken } from '../../core/identity/id-tokens';
 import { checkHost } from '../../core/net/address-policy';
+
+type Jose = typeof import('jose');
+
+let jose: Promise<Jose> | undefined;
+
+function loadJose(): Promise<Jose> {
+  jose ??= import('jose');
+  return jose;
+}
 
 export interface OidcProviderConfig {
   /** `OIDC_ISSUER`: compared exactly with the discovery document's `issuer` and every token's `iss`. */
@@ -46,7 +58,7 @@ interface DiscoveryDocument {
 }
 
 export class JoseIdTokenVerifier implements IdTokenVerifier {
-  private keys?: Promise<ReturnType<typeof createRemoteJWKSet>>;
+  private keys?: Promise<ReturnType<Jose['createRemoteJWKSet']>>;
 
   constructor(private readonly config: OidcProviderConfig) {
     requireSecureUrl(config.issuer, 'OIDC_ISSUER');
@@ -55,6 +67,7 @@ export class JoseIdTokenVerifier implements IdTokenVerifier {
 
   async verify(token: string): Promise<VerifiedIdToken> {
     const keys = await this.keySet();
+    const { jwtVerify, errors } = await loadJose();
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -66,7 +79,7 @@ export class JoseIdTokenVerifier implements IdTokenVerifier {
         ...(this.config.now ? { currentDate: this.config.now() } : {}),
       }));
     } catch (error) {
-      throw refusalOf(error);
+      throw refusalOf(error, errors);
     }
     return {
       subject: String(payload.sub),
@@ -75,8 +88,8 @@ export class JoseIdTokenVerifier implements IdTokenVerifier {
   }
 
   /** Fetched on first use; a failed discovery is tried again by the next request. */
-  private keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
-    this.keys ??= this.discover().then((document) =>
+  private keySet(): Promise<ReturnType<Jose['createRemoteJWKSet']>> {
+    this.keys ??= Promise.all([this.discover(), loadJose()]).then(([document, { createRemoteJWKSet }]) =>
       createRemoteJWKSet(new URL(document.jwks_uri), {
         timeoutDuration: this.timeoutInMs(),
         cooldownDuration: 30_000,
@@ -124,7 +137,7 @@ function requireSecureUrl(text: string, what: string): void {
 }
 
 /** The caller's 401 for a token that failed a check; anything else (the provider down) stays internal. */
-function refusalOf(error: unknown): Error {
+function refusalOf(error: unknown, errors: Jose['errors']): Error {
   const refuse = (message: string) => new UnauthorizedError(message, { cause: error });
   if (error instanceof errors.JWTExpired) return refuse('The ID token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {

@@ -20,7 +20,7 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../core/engine/types';
 import { startRoleWorker } from '../worker-threads';
-import { SandboxError } from './quickjs';
+import { SandboxError } from './sandbox-error';
 import './worker';
 import {
   type FetchedMessage,

@@ -34,18 +34,10 @@ import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../core/engin
 import { formatStdout, installConsole } from './console';
 import { type FetchIntrinsics, type FetchLimits, type HostFetches, newSandboxFetch } from './fetch';
 import { errorMessageOf, type Intrinsics, plainText, scriptOptions } from './handles';
+import { SandboxError } from './sandbox-error';
 import { installTimers, type Timer } from './timers';
 
-export class SandboxError extends Error {
-  /** `error`: the code threw; `timeout`, `memory` and `cancelled` (the request's signal): the sandbox stopped it. */
-  readonly kind: 'error' | 'timeout' | 'memory' | 'cancelled';
-
-  constructor(message: string, kind: 'error' | 'timeout' | 'memory' | 'cancelled' = 'error') {
-    super(message);
-    this.name = 'SandboxError';
-    this.kind = kind;
-  }
-}
+export { SandboxError };
 
 export interface QuickJsCodeRunnerOptions {
   /** Hard ceiling of the WebAssembly heap shared by every run in this process (default 256 MB). */

@@ -3,7 +3,7 @@
  * crosses a thread boundary by structured clone, so it is plain data: no functions, no signals.
  */
 import type { HttpRequest, HttpResponse } from '../../core/net/http';
-import type { SandboxError } from './quickjs';
+import type { SandboxError } from './sandbox-error';
 
 /** `workerData.role` of a sandbox worker; a bundle that is started as a worker checks for it. */
 export const sandboxWorkerRole = 'workflow-sandbox-worker';

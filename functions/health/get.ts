@@ -1,4 +1,5 @@
+import { serviceRoutes } from '../../catalog/service-routes';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 
-export const handler = httpRoute('getHealth', async () => ok({ status: 'ok' }));
+export const handler = httpRoute(serviceRoutes, 'getHealth', async () => ok({ status: 'ok' }));

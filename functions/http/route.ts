@@ -6,14 +6,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { z } from 'zod';
-import {
-  acceptsIdToken,
-  findRoute,
-  type RouteDefinition,
-  type RouteId,
-  type routes,
-} from '../../catalog/routes';
+import { acceptsIdToken, type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route-definition';
+import * as z from '../../catalog/zod';
 import { readSwitches } from '../../core/config/switches';
 import { UnauthorizedError, ValidationError } from '../../core/errors';
 import { bearerTokenOf, principalOfIdToken } from '../../core/identity/id-tokens';
@@ -31,10 +25,9 @@ import { logger, withInvocationLogger } from './logger';
 import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
 
-export type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
 type Part<R, K extends string> = R extends { request: infer Q }
   ? K extends keyof Q
-    ? Q[K] extends z.ZodType
+    ? Q[K] extends z.ZodMiniType
       ? z.output<Q[K]>
       : undefined
     : undefined
@@ -53,15 +46,20 @@ export interface RouteInput<R> {
   limits: RequestLimits;
 }
 
-export function httpRoute<Id extends RouteId>(
+/**
+ * The handler of route `id`, looked up in its area's routes: a handler imports those and never the
+ * whole route table, so its bundle carries no other area's schemas.
+ */
+export function httpRoute<Routes extends readonly RouteDefinition[], Id extends Routes[number]['id']>(
+  routes: Routes,
   id: Id,
-  fn: (input: RouteInput<RouteById<Id>>) => Promise<JsonResponse>,
+  fn: (input: RouteInput<RouteIn<Routes, Id>>) => Promise<JsonResponse>,
 ) {
-  const route = findRoute(id);
+  const route = routeIn(routes, id);
   const handle = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const limits = new RequestLimits();
     try {
-      const response = await fn(await routeInputOf<RouteById<Id>>(route, event, limits));
+      const response = await fn(await routeInputOf<RouteIn<Routes, Id>>(route, event, limits));
       return toProxyResult(withLimitHeaders(response, limits));
     } catch (error) {
       return toProxyResult(withLimitHeaders(await failureResponse(error, event, limits), limits));
@@ -196,7 +194,11 @@ export function decodePathParameters(
   return decoded;
 }
 
-export function validate<T extends z.ZodType | undefined>(schema: T, value: unknown, where: string): unknown {
+export function validate<T extends z.core.$ZodType | undefined>(
+  schema: T,
+  value: unknown,
+  where: string,
+): unknown {
   if (!schema) return undefined;
   const parsed = safeParse(schema, value, where);
   if (parsed.success) return parsed.data;
@@ -213,9 +215,9 @@ export function validate<T extends z.ZodType | undefined>(schema: T, value: unkn
  * A schema throws (rather than reports an issue) only from a refinement or transform that met
  * input it did not expect: the input is at fault, so it is a 400, and the message stays internal.
  */
-function safeParse(schema: z.ZodType, value: unknown, where: string) {
+function safeParse(schema: z.core.$ZodType, value: unknown, where: string) {
   try {
-    return schema.safeParse(value);
+    return z.safeParse(schema, value);
   } catch (error) {
     logger.warn('Schema threw on request input', { where, error: error as Error });
     throw new ValidationError(`Invalid ${where}`);

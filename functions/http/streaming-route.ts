@@ -11,11 +11,11 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { findRoute, type RouteId } from '../../catalog/routes';
+import { type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route-definition';
 import { logger, withInvocationLogger } from './logger';
 import { RequestLimits } from './limits';
 import { type JsonResponse, toProxyResult } from './responses';
-import { failureResponse, type RouteById, type RouteInput, routeInputOf, withLimitHeaders } from './route';
+import { failureResponse, type RouteInput, routeInputOf, withLimitHeaders } from './route';
 
 /** Where a streamed answer goes: status and headers first, then the body in pieces. */
 export interface ResponseSink {
@@ -51,11 +51,11 @@ interface LambdaStreamingRuntime {
   };
 }
 
-export function streamingHttpRoute<Id extends RouteId>(
-  id: Id,
-  fn: StreamingRouteFn<RouteById<Id>>,
-): StreamingHandler {
-  const route = findRoute(id);
+export function streamingHttpRoute<
+  Routes extends readonly RouteDefinition[],
+  Id extends Routes[number]['id'],
+>(routes: Routes, id: Id, fn: StreamingRouteFn<RouteIn<Routes, Id>>): StreamingHandler {
+  const route = routeIn(routes, id);
   const stream = async (event: APIGatewayProxyEvent, sink: ResponseSink): Promise<void> => {
     let response: JsonResponse | undefined;
     let started = false;
@@ -69,7 +69,7 @@ export function streamingHttpRoute<Id extends RouteId>(
       end: () => sink.end(),
     };
     try {
-      response = await fn(await routeInputOf<RouteById<Id>>(route, event, limits), tracked);
+      response = await fn(await routeInputOf<RouteIn<Routes, Id>>(route, event, limits), tracked);
     } catch (error) {
       // Status and headers are gone already: a second prelude would corrupt the stream, so it ends.
       if (started) {

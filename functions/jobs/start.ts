@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handleJobMessages } from '../../core/jobs/worker';
 import { logger, withInvocationLogger } from '../http/logger';
-import { jobWorkerDeps } from '../wiring/jobs';
+import { jobWorkerDeps } from '../wiring/job-worker';
 
 export async function startJobs(event: SQSEvent): Promise<SQSBatchResponse> {
   const results = await handleJobMessages(

@@ -1,8 +1,12 @@
+import { notificationRoutes } from '../../catalog/notification-routes';
 import { createNotification } from '../../core/notifications/service';
 import { created } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';
 
-export const handler = httpRoute('createNotification', async ({ principal, params, body }) =>
-  created({ data: await createNotification(notificationDeps(), principal, params.workspaceId, body) }),
+export const handler = httpRoute(
+  notificationRoutes,
+  'createNotification',
+  async ({ principal, params, body }) =>
+    created({ data: await createNotification(notificationDeps(), principal, params.workspaceId, body) }),
 );

@@ -1,8 +1,9 @@
+import { notificationRoutes } from '../../catalog/notification-routes';
 import { listNotifications } from '../../core/notifications/service';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';
 
-export const handler = httpRoute('listNotifications', async ({ principal, params }) =>
+export const handler = httpRoute(notificationRoutes, 'listNotifications', async ({ principal, params }) =>
   ok({ data: await listNotifications(notificationDeps(), principal, params.workspaceId) }),
 );

@@ -1,16 +1,20 @@
+import { notificationRoutes } from '../../catalog/notification-routes';
 import { updateNotification } from '../../core/notifications/service';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';
 
-export const handler = httpRoute('updateNotification', async ({ principal, params, body }) =>
-  ok({
-    data: await updateNotification(
-      notificationDeps(),
-      principal,
-      params.workspaceId,
-      params.notificationId,
-      body,
-    ),
-  }),
+export const handler = httpRoute(
+  notificationRoutes,
+  'updateNotification',
+  async ({ principal, params, body }) =>
+    ok({
+      data: await updateNotification(
+        notificationDeps(),
+        principal,
+        params.workspaceId,
+        params.notificationId,
+        body,
+      ),
+    }),
 );

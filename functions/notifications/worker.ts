@@ -9,7 +9,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { attemptDelivery, dispatchEvent } from '../../core/notifications/service';
 import type { NotificationMessage } from '../../core/notifications/types';
 import { logger, withInvocationLogger } from '../http/logger';
-import { notificationWorkerDeps } from '../wiring/notifications';
+import { notificationWorkerDeps } from '../wiring/notification-worker';
 
 export async function handleNotifications(event: SQSEvent): Promise<SQSBatchResponse> {
   const deps = notificationWorkerDeps();

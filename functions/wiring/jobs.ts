@@ -1,4 +1,7 @@
-/** Wiring of jobs: the store, the queue, and the deps of each job use case. */
+/**
+ * Wiring of jobs: the store, the queue, and the deps of each job use case. The start worker's, which
+ * turns schedule fires into runs (and so loads the cron evaluator), is in ./job-worker.ts.
+ */
 import { filePresigner } from './files';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
@@ -11,16 +14,13 @@ import {
   type StartDeps,
   type StatusDeps,
 } from '../../core/jobs/service';
-import type { JobWorkerDeps } from '../../core/jobs/worker';
-import { runRequestForFire } from '../../core/schedules/service';
 import { executionStarter } from './execution';
 import { identityDeps } from './identity';
-import { scheduleFireDeps } from './schedules';
 import { blobStore } from './storage';
 
 const now = () => new Date();
 
-function jobStore(): DynamoJobStore {
+export function jobStore(): DynamoJobStore {
   return DynamoJobStore.fromEnv({ blobStore: blobStore() });
 }
 
@@ -40,16 +40,6 @@ export function enqueueDeps(): EnqueueDeps {
 
 export function startDeps(): StartDeps {
   return { jobs: jobStore(), runs: executionStarter(), now };
-}
-
-/** The start worker's deps: a schedule fire becomes the run its schedule describes. */
-export function jobWorkerDeps(): JobWorkerDeps {
-  return {
-    ...startDeps(),
-    jobs: jobStore(),
-    retentionInSeconds: jobRetentionInSeconds(),
-    fireRequest: (message) => runRequestForFire(scheduleFireDeps(), message),
-  };
 }
 
 export function settleDeps(): SettleDeps {

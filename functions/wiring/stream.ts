@@ -1,5 +1,6 @@
 /** Wiring of streamed runs: the Step worker's engine, run in this process, and Finalize's log writing. */
-import { findRoute } from '../../catalog/routes';
+import { routeIn } from '../../catalog/route-definition';
+import { workflowRoutes } from '../../catalog/workflow-routes';
 import type { StreamDeps } from '../../core/runs/stream';
 import { finalizeDeps } from './execution';
 import { stepDeps } from './step';
@@ -11,7 +12,7 @@ import { stepDeps } from './step';
 export function streamBudgetInMs(): number {
   const configured = Number(process.env.STREAM_BUDGET_MS);
   if (Number.isFinite(configured) && configured > 0) return configured;
-  return (findRoute('executeWorkflow').timeoutInSeconds ?? 29) * 1000 - 15_000;
+  return (routeIn(workflowRoutes, 'executeWorkflow').timeoutInSeconds ?? 29) * 1000 - 15_000;
 }
 
 export function streamDeps(): StreamDeps {

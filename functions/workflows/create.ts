@@ -1,3 +1,4 @@
+import { workflowRoutes } from '../../catalog/workflow-routes';
 import type { WorkflowGraph } from '../../core/engine/types';
 import { createWorkflow } from '../../core/workflows/service';
 import { created } from '../http/responses';
@@ -5,7 +6,7 @@ import { httpRoute } from '../http/route';
 import { permissionWarnings } from '../wiring/permissions';
 import { workflowDeps } from '../wiring/workflows';
 
-export const handler = httpRoute('createWorkflow', async ({ principal, body }) => {
+export const handler = httpRoute(workflowRoutes, 'createWorkflow', async ({ principal, body }) => {
   const workflow = await createWorkflow(workflowDeps(), principal, {
     ...body,
     state: body.state as WorkflowGraph,

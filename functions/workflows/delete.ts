@@ -1,3 +1,4 @@
+import { workflowRoutes } from '../../catalog/workflow-routes';
 import { deleteWorkflowForms } from '../../core/forms/service';
 import { deleteWorkflowSchedule } from '../../core/schedules/service';
 import { deleteWorkflowWebhooks } from '../../core/webhooks/service';
@@ -9,7 +10,7 @@ import { workflowScheduleDeps } from '../wiring/schedules';
 import { workflowWebhookDeps } from '../wiring/webhooks';
 import { workflowDeps } from '../wiring/workflows';
 
-export const handler = httpRoute('deleteWorkflow', async ({ principal, params }) => {
+export const handler = httpRoute(workflowRoutes, 'deleteWorkflow', async ({ principal, params }) => {
   const deleted = await deleteWorkflow(workflowDeps(), principal, params.workflowId);
   // Its schedule stops firing, and its webhook paths and form identifiers are freed.
   await deleteWorkflowSchedule(workflowScheduleDeps(), params.workflowId);

@@ -4,6 +4,7 @@
  */
 // First: a bundle started as a sandbox or document worker serves that role (see the module).
 import '../../adapters/worker-roles';
+import { workflowRoutes } from '../../catalog/workflow-routes';
 import { enqueueRun } from '../../core/jobs/service';
 import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/service';
@@ -15,6 +16,7 @@ import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/executi
 import { enqueueDeps } from '../wiring/jobs';
 
 export const handler = streamingHttpRoute(
+  workflowRoutes,
   'executeWorkflow',
   async ({ principal, params, body, headers, limits }, sink) => {
     const { stream, selectedOutputs, ...input } = body;

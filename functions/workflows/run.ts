@@ -1,3 +1,4 @@
+import { workflowRoutes } from '../../catalog/workflow-routes';
 import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/service';
 import { logger } from '../http/logger';
@@ -7,6 +8,7 @@ import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/executi
 
 /** A run by hand: answered like a sync execute, logged with trigger `manual`. */
 export const handler = httpRoute(
+  workflowRoutes,
   'runWorkflow',
   async ({ principal, params, body, limits }): Promise<JsonResponse> => {
     const deps = prepareDeps({ freshWorkflow: body.draft === true });

@@ -1,3 +1,4 @@
+import { workflowRoutes } from '../../catalog/workflow-routes';
 import type { WorkflowGraph } from '../../core/engine/types';
 import { updateWorkflow } from '../../core/workflows/service';
 import { ok } from '../http/responses';
@@ -5,7 +6,7 @@ import { httpRoute } from '../http/route';
 import { permissionWarnings } from '../wiring/permissions';
 import { workflowDeps } from '../wiring/workflows';
 
-export const handler = httpRoute('updateWorkflow', async ({ principal, params, body }) => {
+export const handler = httpRoute(workflowRoutes, 'updateWorkflow', async ({ principal, params, body }) => {
   const workflow = await updateWorkflow(workflowDeps(), principal, params.workflowId, {
     ...body,
     state: body.state as WorkflowGraph | undefined,

@@ -1,3 +1,4 @@
+import { workspaceRoutes } from '../../catalog/workspace-routes';
 import { readSwitches } from '../../core/config/switches';
 import { requireOrganizationRole, requireOrganizationsEnabled } from '../../core/identity/organizations';
 import { createWorkspace } from '../../core/identity/service';
@@ -5,7 +6,7 @@ import { created } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { identityDeps } from '../wiring/identity';
 
-export const handler = httpRoute('createWorkspace', async ({ principal, body }) => {
+export const handler = httpRoute(workspaceRoutes, 'createWorkspace', async ({ principal, body }) => {
   const deps = identityDeps();
   if (body.organizationId !== undefined) {
     requireOrganizationsEnabled(readSwitches());

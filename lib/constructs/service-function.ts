@@ -12,7 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { ResourceAccess } from '../../catalog/resources';
-import { blockRunnerBundling, nodejsFunctionBundling } from '../bundling';
+import { bundlingOf } from '../bundling';
 import { fromProjectRoot, projectRoot } from '../project';
 import type { ServiceResources } from '../service-resources';
 import { ResourceAccessGrant } from './resource-access';
@@ -31,8 +31,10 @@ export interface ServiceFunctionProps {
   readonly resources: ServiceResources;
   readonly memoryInMb?: number;
   readonly timeoutInSeconds?: number;
-  /** Runs blocks: the File block's parsers are installed beside the bundle. */
+  /** Runs blocks: the parsers, provider SDKs and sandbox it loads on demand are installed beside the bundle. */
   readonly runsBlocks?: boolean;
+  /** Takes ID tokens, single sign-on deployed: jose is installed beside the bundle. */
+  readonly takesIdTokens?: boolean;
   readonly environment?: Record<string, string>;
   readonly logRetention?: logs.RetentionDays;
 }
@@ -42,6 +44,8 @@ export class ServiceFunction extends Construct {
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
   readonly access: ResourceAccessGrant;
+  /** NodejsFunction's bundling of this function: the packages it loads on demand are its nodeModules. */
+  readonly bundling: nodejs.BundlingOptions;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -63,12 +67,13 @@ export class ServiceFunction extends Construct {
       }),
     );
 
+    this.bundling = bundlingOf(props);
     this.function = new nodejs.NodejsFunction(this, 'Handler', {
       entry: fromProjectRoot(props.entry),
       handler: 'handler',
       projectRoot,
       depsLockFilePath: fromProjectRoot('package-lock.json'),
-      bundling: props.runsBlocks ? blockRunnerBundling : nodejsFunctionBundling,
+      bundling: this.bundling,
       runtime: functionRuntime,
       architecture: lambda.Architecture.ARM_64,
       tracing: lambda.Tracing.ACTIVE,

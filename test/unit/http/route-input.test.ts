@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
+import { adminRoutes } from '../../../catalog/admin-routes';
 import { forgetAdminKey } from '../../../functions/http/admin-key';
 import { maxJsonDepth } from '../../../core/json-depth';
 import { httpRoute, validate } from '../../../functions/http/route';
@@ -26,7 +27,7 @@ function event(overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent {
 }
 
 /** A route with a path parameter and a body that answers what it was given. */
-const echo = httpRoute('adminCreateApiKey', async ({ params, body }) => ({
+const echo = httpRoute(adminRoutes, 'adminCreateApiKey', async ({ params, body }) => ({
   statusCode: 201,
   body: { params, body },
 }));

@@ -1,6 +1,8 @@
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { adminRoutes } from '../../../catalog/admin-routes';
+import { serviceRoutes } from '../../../catalog/service-routes';
 import { ServiceError, ValidationError } from '../../../core/errors';
 import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
 import { logger, withInvocationLogger } from '../../../functions/http/logger';
@@ -30,7 +32,10 @@ describe('httpRoute', () => {
   afterAll(() => dynamo.restore());
 
   it('answers JSON with the status the route function returns', async () => {
-    const handler = httpRoute('getHealth', async () => ({ statusCode: 200, body: { status: 'ok' } }));
+    const handler = httpRoute(serviceRoutes, 'getHealth', async () => ({
+      statusCode: 200,
+      body: { status: 'ok' },
+    }));
     const result = await handler(event({ httpMethod: 'GET' }), context);
     expect(result.statusCode).toBe(200);
     expect(result.headers?.['content-type']).toBe('application/json');
@@ -38,7 +43,7 @@ describe('httpRoute', () => {
   });
 
   it('checks the admin key before it reads the body', async () => {
-    const handler = httpRoute('adminCreateUser', async () => ({ statusCode: 201, body: {} }));
+    const handler = httpRoute(adminRoutes, 'adminCreateUser', async () => ({ statusCode: 201, body: {} }));
     const result = await handler(event({ body: '{broken' }), context);
     expect(result.statusCode).toBe(401);
     // The default of 20 failures per address, one of them taken.
@@ -46,7 +51,10 @@ describe('httpRoute', () => {
   });
 
   it('accepts the admin key header in any case', async () => {
-    const handler = httpRoute('adminCreateUser', async ({ body }) => ({ statusCode: 201, body }));
+    const handler = httpRoute(adminRoutes, 'adminCreateUser', async ({ body }) => ({
+      statusCode: 201,
+      body,
+    }));
     const result = await handler(
       event({
         headers: { 'X-Admin-Key': 'unit-admin-key' },
@@ -59,7 +67,7 @@ describe('httpRoute', () => {
   });
 
   it('maps invalid JSON to 400 INVALID_JSON', async () => {
-    const handler = httpRoute('adminCreateUser', async () => ({ statusCode: 201, body: {} }));
+    const handler = httpRoute(adminRoutes, 'adminCreateUser', async () => ({ statusCode: 201, body: {} }));
     const result = await handler(
       event({ headers: { 'x-admin-key': 'unit-admin-key' }, body: '{"a":' }),
       context,
@@ -69,7 +77,7 @@ describe('httpRoute', () => {
   });
 
   it('maps a zod failure to 400 with every field path', async () => {
-    const handler = httpRoute('adminCreateUser', async () => ({ statusCode: 201, body: {} }));
+    const handler = httpRoute(adminRoutes, 'adminCreateUser', async () => ({ statusCode: 201, body: {} }));
     const result = await handler(
       event({
         headers: { 'x-admin-key': 'unit-admin-key' },
@@ -88,7 +96,7 @@ describe('httpRoute', () => {
   });
 
   it('answers an unexpected error as a plain 500 without internals', async () => {
-    const handler = httpRoute('getHealth', async () => {
+    const handler = httpRoute(serviceRoutes, 'getHealth', async () => {
       throw new Error('connection string postgres://secret@db');
     });
     const result = await handler(event({ httpMethod: 'GET' }), context);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serviceRoutes } from '../../../catalog/service-routes';
 import { NotFoundError } from '../../../core/errors';
 import { type ResponseSink, streamingHttpRoute } from '../../../functions/http/streaming-route';
 import { lambdaContext, proxyEvent } from './proxy-event';
@@ -23,7 +24,7 @@ describe('streamingHttpRoute', () => {
 
   it('writes a JSON answer to the sink as status, headers and one body', async () => {
     // Prepare
-    const handler = streamingHttpRoute('getHealth', async () => ({
+    const handler = streamingHttpRoute(serviceRoutes, 'getHealth', async () => ({
       statusCode: 200,
       body: { status: 'ok' },
     }));
@@ -42,7 +43,7 @@ describe('streamingHttpRoute', () => {
 
   it('leaves the sink to a function that streams itself', async () => {
     // Prepare
-    const handler = streamingHttpRoute('getHealth', async (_input, out) => {
+    const handler = streamingHttpRoute(serviceRoutes, 'getHealth', async (_input, out) => {
       out.start(200, { 'content-type': 'text/event-stream' });
       out.write('data: 1\n\n');
       out.write('data: 2\n\n');
@@ -65,7 +66,7 @@ describe('streamingHttpRoute', () => {
 
   it('answers an error thrown before the stream began with the usual error body', async () => {
     // Prepare
-    const handler = streamingHttpRoute('getHealth', async () => {
+    const handler = streamingHttpRoute(serviceRoutes, 'getHealth', async () => {
       throw new NotFoundError('Workflow not found');
     });
     const { sink, calls } = recordingSink();
@@ -83,7 +84,7 @@ describe('streamingHttpRoute', () => {
 
   it('ends a stream that broke after it began, without a second status', async () => {
     // Prepare
-    const handler = streamingHttpRoute('getHealth', async (_input, out) => {
+    const handler = streamingHttpRoute(serviceRoutes, 'getHealth', async (_input, out) => {
       out.start(200, { 'content-type': 'text/event-stream' });
       out.write('data: 1\n\n');
       throw new Error('broken pipe');
@@ -103,7 +104,7 @@ describe('streamingHttpRoute', () => {
 
   it('buffers the whole answer into a proxy result outside the Lambda runtime', async () => {
     // Prepare
-    const handler = streamingHttpRoute('getHealth', async (_input, out) => {
+    const handler = streamingHttpRoute(serviceRoutes, 'getHealth', async (_input, out) => {
       out.start(200, { 'content-type': 'text/event-stream' });
       out.write('data: 1\n\n');
       out.write('data: [DONE]\n\n');
@@ -153,7 +154,7 @@ describe('streamingHttpRoute in the Lambda runtime', () => {
 
   it('hands the runtime a streaming handler whose status and headers go in the prelude', async () => {
     // Prepare
-    const handler = streamingHttpRoute('getHealth', async (_input, out) => {
+    const handler = streamingHttpRoute(serviceRoutes, 'getHealth', async (_input, out) => {
       out.start(200, { 'content-type': 'text/event-stream' });
       out.write('data: [DONE]\n\n');
       out.end();

@@ -1,0 +1,51 @@
+/** Wiring of the notifications worker: deliveries through the guarded client, chat and e-mail. */
+import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
+import { DynamoNotificationStore } from '../../adapters/dynamodb/notification-store';
+import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
+import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
+import { withChatOutbox } from '../../adapters/chat/outbox-chat-sender';
+import { createSlackChatSender } from '../../adapters/chat/slack-sender';
+import { limitOwnerOf, limitsBlock } from '../../core/limits/service';
+import type { HttpClient } from '../../core/net/http';
+import { matchingFromCache } from '../../core/notifications/subscription-cache';
+import type { ChatSender } from '../../core/notifications/types';
+import { emailSender } from './email';
+import { environmentCipher } from './environment';
+import { identityDeps } from './identity';
+import { limitsDeps } from './limits';
+import { subscriptionCache } from './notifications';
+import { blobStore } from './storage';
+import { workflowDeps } from './workflows';
+
+export function notificationWorkerDeps() {
+  // Deliveries never follow redirects (a 3xx is final), and honour OUTBOUND_ALLOWLIST.
+  const http = createGuardedHttpClient({ maxRedirects: 0 });
+  return {
+    notifications: matchingFromCache(
+      DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
+      subscriptionCache(),
+    ),
+    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    workflows: { getWorkflow: (id: string) => workflowDeps().workflows.getWorkflow(id) },
+    publicBaseUrl: process.env.PUBLIC_BASE_URL,
+    limitsOf: async (userId: string) => {
+      const user = await identityDeps().store.getUser(userId);
+      if (!user) return undefined;
+      const deps = limitsDeps();
+      return limitsBlock(deps, await limitOwnerOf(deps, user));
+    },
+    cipher: environmentCipher,
+    queue: SqsNotificationQueue.fromEnv(),
+    http,
+    chat: chatSender(http),
+    email: emailSender(),
+    now: () => new Date(),
+  };
+}
+
+/** Slack through the guard; locally, messages whose endpoint cannot be reached go to the outbox. */
+function chatSender(http: HttpClient): ChatSender {
+  const slack = createSlackChatSender({ http, slackApiUrl: process.env.SLACK_API_URL });
+  const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
+  return outbox ? withChatOutbox(slack, outbox) : slack;
+}
