@@ -1,8 +1,9 @@
 /** JobQueue on SQS: one message per job or schedule fire, its body the JSON of the message. */
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { queues } from '../../catalog/resources';
 import type { JobMessage, JobQueue } from '../../core/jobs/types';
 import { requireEnv, sqsClient } from '../aws/clients';
+import { sendMessage } from './message-sender';
 
 export class SqsJobQueue implements JobQueue {
   constructor(private readonly options: { client: SQSClient; queueUrl: string }) {}
@@ -11,9 +12,8 @@ export class SqsJobQueue implements JobQueue {
     return new SqsJobQueue({ client: sqsClient(), queueUrl: requireEnv(queues.jobs.envVar) });
   }
 
+  /** Through the process's sender of this queue: the jobs accepted together go in one call. */
   async send(message: JobMessage): Promise<void> {
-    await this.options.client.send(
-      new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: JSON.stringify(message) }),
-    );
+    await sendMessage(this.options.client, this.options.queueUrl, JSON.stringify(message));
   }
 }

@@ -3,7 +3,7 @@
  * scheduled on the message itself (ChangeMessageVisibility, `scheduleRetry`), so the wait survives
  * any crash: the message comes back when it is due, whoever is running then.
  */
-import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { queues } from '../../catalog/resources';
 import type {
   CompletionEvent,
@@ -12,6 +12,7 @@ import type {
   NotificationQueue,
 } from '../../core/notifications/types';
 import { requireEnv, sqsClient } from '../aws/clients';
+import { sendMessage } from './message-sender';
 
 /** SQS keeps a message invisible for at most 12 hours. */
 const maxVisibilityInSeconds = 12 * 60 * 60;
@@ -45,9 +46,8 @@ export class SqsNotificationQueue implements NotificationQueue {
     );
   }
 
+  /** Through the process's sender of this queue: the events of runs ending together go in one call. */
   private async send(message: NotificationMessage): Promise<void> {
-    await this.options.client.send(
-      new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: JSON.stringify(message) }),
-    );
+    await sendMessage(this.options.client, this.options.queueUrl, JSON.stringify(message));
   }
 }

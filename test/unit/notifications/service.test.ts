@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { completionEventOf } from '../../support/completion-event';
 import type { SecretCipher } from '../../../core/environment/types';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/net/http';
 import { OutboundRequestFailedError } from '../../../core/net/errors';
@@ -94,22 +95,7 @@ function subscription(fields: Partial<NotificationRecord> = {}): NotificationRec
   };
 }
 
-const event: CompletionEvent = {
-  id: 'evt_exe_1',
-  type: 'workflow.execution.completed',
-  timestamp: Date.parse('2026-01-01T10:00:00.000Z'),
-  workspaceId: 'ws_1',
-  workflowId: 'wf_1',
-  executionId: 'exe_1',
-  logId: 'log_exe_1',
-  level: 'error',
-  trigger: 'api',
-  startedAt: '2026-01-01T09:59:59.000Z',
-  endedAt: '2026-01-01T10:00:00.000Z',
-  totalDurationMs: 1000,
-  cost: { total: 0.001, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
-  files: null,
-};
+const event = completionEventOf('exe_1', { level: 'error' });
 
 /** An HTTP client that answers from a script, one entry per call, and records what it sent. */
 function scripted(...script: Array<number | Error>) {
