@@ -11,9 +11,11 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTableCache } from '../../../local/stack/dynalite-caches';
 import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
 
 /** dynalite's table descriptions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
@@ -36,8 +38,9 @@ describe('dynalite table cache', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const createTable = (TableName: string, keyName: string) =>
-    client.send(
+  /** dynalite answers CreateTable while the table is CREATING, and makes it ACTIVE right after. */
+  const createTable = async (TableName: string, keyName: string) => {
+    await client.send(
       new CreateTableCommand({
         TableName,
         BillingMode: 'PAY_PER_REQUEST',
@@ -45,6 +48,11 @@ describe('dynalite table cache', () => {
         KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
       }),
     );
+    for (;;) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+      if (Table?.TableStatus === 'ACTIVE') return;
+    }
+  };
   const putNew = (TableName: string, Item: Record<string, { S: string } | { N: string }>) =>
     client.send(new PutItemCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(id)' }));
 
@@ -164,5 +172,50 @@ describe('dynalite table cache', () => {
     // Assess
     expect(got.Item).toEqual({ id: { S: 'a' } });
     expect(dynamodb.tableCache).toEqual({ hits: 0, misses: 1 });
+  });
+});
+
+/** The store's own calls, interleaved as concurrent requests can interleave them. */
+describe('dynalite table cache during a change', () => {
+  interface Store {
+    tableDb: { put(key: string, value: unknown, done: (error?: unknown) => void): void };
+    getTable(name: string, done: (error: unknown, table?: { marker?: number }) => void): void;
+  }
+  type TableGet = (key: string, done: (error: unknown, value?: unknown) => void) => void;
+  const dynaliteDb = createRequire(import.meta.url)('dynalite/db') as { create(options: object): Store };
+  const put = (store: Store, marker: number) =>
+    new Promise<void>((resolve, reject) =>
+      store.tableDb.put('t', { TableName: 't', TableStatus: 'ACTIVE', marker }, (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+  const read = (store: Store) =>
+    new Promise<number | undefined>((resolve, reject) =>
+      store.getTable('t', (error, table) => (error ? reject(error) : resolve(table?.marker))),
+    );
+
+  it('does not keep a description whose read ended after a newer one was written', async () => {
+    // Prepare
+    const { started: store } = withTableCache(() => dynaliteDb.create({}));
+    await put(store, 1);
+    const { tableDb } = store as unknown as { tableDb: { get: TableGet } };
+    const get = tableDb.get.bind(tableDb);
+    let releaseRead = () => {};
+    const readHeld = new Promise<void>((resolve) => {
+      releaseRead = resolve;
+    });
+    tableDb.get = (key, done) => get(key, (error, value) => void readHeld.then(() => done(error, value)));
+
+    // Act
+    const inFlight = read(store);
+    await put(store, 2);
+    releaseRead();
+    const stale = await inFlight;
+    tableDb.get = get;
+    const after = [await read(store), await read(store)];
+
+    // Assess
+    expect(stale).toBe(1);
+    expect(after).toEqual([2, 2]);
   });
 });
