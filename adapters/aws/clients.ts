@@ -9,7 +9,12 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { withMetering } from '../metering';
-import { InProcessHttpHandler, isInProcessEndpoint, unsignedSigner } from './in-process-transport';
+import {
+  InProcessHttpHandler,
+  isInProcessEndpoint,
+  leanForInProcess,
+  unsignedSigner,
+} from './in-process-transport';
 
 const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
 
@@ -33,7 +38,10 @@ let documentClient: DynamoDBDocumentClient | undefined;
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
   documentClient ??= DynamoDBDocumentClient.from(
     withMetering(
-      new DynamoDBClient({ region: region(), ...localOptions(process.env.DYNAMODB_ENDPOINT) }),
+      leanForInProcess(
+        new DynamoDBClient({ region: region(), ...localOptions(process.env.DYNAMODB_ENDPOINT) }),
+        process.env.DYNAMODB_ENDPOINT,
+      ),
       'DynamoDB',
     ),
     { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
@@ -59,7 +67,13 @@ export function s3Client(): S3Client {
 
 let sqs: SQSClient | undefined;
 export function sqsClient(): SQSClient {
-  sqs ??= withMetering(new SQSClient({ region: region(), ...localOptions(process.env.SQS_ENDPOINT) }), 'SQS');
+  sqs ??= withMetering(
+    leanForInProcess(
+      new SQSClient({ region: region(), ...localOptions(process.env.SQS_ENDPOINT) }),
+      process.env.SQS_ENDPOINT,
+    ),
+    'SQS',
+  );
   return sqs;
 }
 

@@ -284,3 +284,23 @@ async function bodyOf(body: unknown): Promise<Buffer | undefined> {
   }
   throw new TypeError('The in-process transport sends string, byte or stream bodies only');
 }
+
+/**
+ * Middleware of no use to a call answered in this process, dropped from a client of an in-process
+ * endpoint: the user agent (built and escaped per call; the emulators ignore it), the recursion
+ * detection header (Lambda's trace id, absent locally) and the client's logger hook (the service's
+ * clients have no logger). About 0.06 ms of CPU per call. Retries, serialisation, signing headers
+ * and error parsing stay.
+ */
+const unusedInProcess = ['getUserAgentMiddleware', 'recursionDetectionMiddleware', 'loggerMiddleware'];
+
+/** Returns the client, without {@link unusedInProcess}'s middleware when its endpoint is in this process. */
+export function leanForInProcess<C extends { middlewareStack: { remove(name: string): boolean } }>(
+  client: C,
+  endpoint: string | undefined,
+): C {
+  if (isInProcessEndpoint(endpoint)) {
+    for (const name of unusedInProcess) client.middlewareStack.remove(name);
+  }
+  return client;
+}

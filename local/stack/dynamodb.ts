@@ -13,11 +13,19 @@ import type { RequestListener } from 'node:http';
 import dynalite from 'dynalite';
 import { tables } from '../../catalog/resources';
 import { plainDispatch, registerInProcessEndpoint } from '../../adapters/aws/in-process-transport';
+import { type TableCacheCounts, withTableCache } from './dynalite-caches';
 import { closeServer, httpUrl, listenEphemeral, type RunningService } from './http-server';
 
-export async function startDynamoDb(path: string, host: string): Promise<RunningService> {
+export interface RunningDynamoDb extends RunningService {
+  /** How often dynalite's item calls found their table's description in its cache (dynalite-caches.ts). */
+  tableCache: TableCacheCounts;
+}
+
+export async function startDynamoDb(path: string, host: string): Promise<RunningDynamoDb> {
   // Tables become ACTIVE at once instead of after dynalite's default 500 ms.
-  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const { started: server, counts } = withTableCache(() =>
+    dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }),
+  );
   const port = await listenEphemeral(server, host);
   const endpoint = httpUrl(host, port);
   // The service's own clients in this process skip TCP and HTTP parsing (adapters/aws/in-process-transport.ts).
@@ -27,6 +35,7 @@ export async function startDynamoDb(path: string, host: string): Promise<Running
   );
   return {
     endpoint,
+    tableCache: counts,
     stop: () => {
       unregister();
       // dynalite's own close stops the HTTP server, then closes LevelDB, which releases its LOCK file.

@@ -48,6 +48,23 @@ describe('in-process transport to the local stack', () => {
     expect(handlers.s3).not.toBeInstanceOf(InProcessHttpHandler);
   });
 
+  it('drops the user agent, recursion detection and logger middleware of the in-process clients only', () => {
+    // Act
+    const stacks = {
+      dynamodb: dynamoDocumentClient().middlewareStack.identify().join('\n'),
+      sqs: sqsClient().middlewareStack.identify().join('\n'),
+      overHttp: outside.documents.middlewareStack.identify().join('\n'),
+    };
+
+    // Assess
+    for (const stack of [stacks.dynamodb, stacks.sqs]) {
+      expect(stack).not.toMatch(/getUserAgentMiddleware|recursionDetectionMiddleware|loggerMiddleware/);
+      expect(stack).toMatch(/retryMiddleware/);
+    }
+    expect(stacks.overHttp).toMatch(/getUserAgentMiddleware/);
+    expect(stacks.overHttp).toMatch(/recursionDetectionMiddleware/);
+  });
+
   it('puts, gets, updates and queries items that a client over HTTP sees, and the other way round', async () => {
     // Prepare
     const documents = dynamoDocumentClient();
