@@ -85,6 +85,11 @@ export class OutboundAllowlist {
     );
   }
 
+  /** `admitsAddress` for an address as 4 or 16 bytes in network order (the address policy's form). */
+  admitsAddressBytes(bytes: Uint8Array, port: number): boolean {
+    return this.admitsAddress(ipaddr.fromByteArray([...bytes]).toString(), port);
+  }
+
   /** Whether an IP address (a literal in the URL, or what a name resolved to) on `port` is in a listed range. */
   admitsAddress(address: string, port: number): boolean {
     const text = address.replace(/^\[|\]$/g, '');
