@@ -23,6 +23,10 @@ export const onDemandModules = {
   email: ['nodemailer'],
   /** jose (adapters/oidc), about 20 KB: loaded to check the first ID token. */
   singleSignOn: ['jose'],
+  /** croner (core/schedules/cron.ts), about 33 KB: loaded to parse or evaluate the first cron. */
+  schedules: ['croner'],
+  /** ipaddr.js (core/net/allowlist.ts), about 13 KB: loaded to read `OUTBOUND_ALLOWLIST` where one is set. */
+  outboundRequests: ['ipaddr.js'],
 } as const;
 
 /** What of a function of the catalogue (catalog/routes.ts) tells what it loads on demand. */
@@ -33,6 +37,10 @@ export interface OnDemandNeeds {
   readonly access: ResourceAccess;
   /** Takes ID tokens in a deployment with single sign-on: jose. */
   readonly takesIdTokens?: boolean;
+  /** Reads schedules' fire times without managing schedules (managing them is `schedules: 'manage'`): croner. */
+  readonly readsSchedules?: boolean;
+  /** Makes outbound HTTP requests through the guard (implied by `runsBlocks`): ipaddr.js. */
+  readonly makesOutboundRequests?: boolean;
 }
 
 /** The packages installed beside a function's bundle: exactly those it may load on demand. */
@@ -43,6 +51,8 @@ export function onDemandModulesOf(needs: OnDemandNeeds): string[] {
       : []),
     ...(needs.access.email === 'send' ? onDemandModules.email : []),
     ...(needs.takesIdTokens ? onDemandModules.singleSignOn : []),
+    ...(needs.access.schedules === 'manage' || needs.readsSchedules ? onDemandModules.schedules : []),
+    ...(needs.runsBlocks || needs.makesOutboundRequests ? onDemandModules.outboundRequests : []),
   ];
 }
 
