@@ -1,12 +1,12 @@
 import { formRoutes } from '../../catalog/form-routes';
 import { asFormDataError, checkFormAccess, findPublicForm, formRunInput } from '../../core/forms/service';
 import { enqueueRun } from '../../core/jobs/service';
-import { prepareRun } from '../../core/runs/service';
+import { prepareRun } from '../../core/runs/prepare';
 import { logger } from '../http/logger';
 import { admitFormRun, admitFormSubmission } from '../http/limits';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
-import { prepareDeps } from '../wiring/execution';
+import { prepareDeps } from '../wiring/prepare';
 import { formDeps } from '../wiring/forms';
 import { enqueueDeps } from '../wiring/jobs';
 
