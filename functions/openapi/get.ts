@@ -3,12 +3,12 @@ import { packedOpenApiDocuments } from '../../catalog/openapi-documents';
 import { serviceRoutes } from '../../catalog/service-routes';
 import { readSwitches } from '../../core/config/switches';
 import { ok } from '../http/responses';
-import { httpRoute } from '../http/route';
+import { publicRoute } from '../http/route';
 
 /** Unpacked by the first request: the documents were made from the route table at build time. */
 let documents: OpenApiDocuments | undefined;
 
-export const handler = httpRoute(serviceRoutes, 'getOpenApi', async () => {
+export const handler = publicRoute(serviceRoutes, 'getOpenApi', async () => {
   documents ??= unpackOpenApiDocuments(packedOpenApiDocuments);
   return ok(readSwitches().ssoEnabled ? documents.singleSignOn : documents.standard);
 });
