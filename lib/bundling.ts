@@ -17,8 +17,11 @@ export const onDemandModules = {
   documentReaders: ['unpdf', 'mammoth', 'exceljs', 'csv-parse', 'html-to-text', 'file-type'],
   /** The model providers' SDKs (adapters/models), about 530 KB: loaded when a run calls the provider. */
   modelProviders: ['openai', '@anthropic-ai/sdk'],
-  /** QuickJS for the function-block sandbox (adapters/sandbox), about 840 KB: loaded by its worker threads. */
-  sandbox: ['@jitl/quickjs-singlefile-cjs-release-sync'],
+  /**
+   * QuickJS for the function-block sandbox (adapters/sandbox), about 880 KB with the library that
+   * drives it: loaded by its worker threads.
+   */
+  sandbox: ['@jitl/quickjs-singlefile-cjs-release-sync', 'quickjs-emscripten-core'],
   /** nodemailer (adapters/email), about 240 KB: loaded to compose or send the first e-mail. */
   email: ['nodemailer'],
   /** jose (adapters/oidc), about 20 KB: loaded to check the first ID token. */
