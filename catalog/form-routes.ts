@@ -98,6 +98,8 @@ export const formRoutes = [
     tag: 'forms',
     request: { params: forms.formIdentifierParams, body: forms.formSubmissionBody },
     responses: { 200: { description: 'Accepted; the run is queued', body: forms.formSubmissionResult } },
+    // A run's input files given by URL are fetched through the outbound guard.
+    makesOutboundRequests: true,
     access: {
       tables: { entities: 'read', executions: 'readWrite' },
       buckets: { files: 'readWrite' },

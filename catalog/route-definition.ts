@@ -60,6 +60,17 @@ export interface RouteDefinition {
    */
   runsBlocks?: boolean;
   /**
+   * The handler shows schedules' fire times without managing schedules (`schedules: 'manage'`),
+   * so the cron evaluator it loads on demand is installed beside it (lib/bundling.ts).
+   */
+  readsSchedules?: boolean;
+  /**
+   * The handler makes outbound HTTP requests through the guard (a run's input files given by URL),
+   * so what the guard's allowlist loads on demand is installed beside it (lib/bundling.ts). Implied
+   * by `runsBlocks`.
+   */
+  makesOutboundRequests?: boolean;
+  /**
    * The handler answers through a response stream (SSE): API Gateway's REST response streaming to
    * a streaming Lambda in AWS, chunked transfer locally. See functions/http/streaming-route.ts.
    */

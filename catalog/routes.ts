@@ -69,6 +69,8 @@ export interface WorkerDefinition {
   memoryInMb: number;
   /** Runs blocks, so the File block's parsers are installed beside it (lib/bundling.ts). */
   runsBlocks?: boolean;
+  /** Makes outbound HTTP requests through the guard: what its allowlist loads on demand is installed beside it. */
+  makesOutboundRequests?: boolean;
   trigger: WorkerTrigger;
 }
 
@@ -138,6 +140,8 @@ export const workers = {
     // 10 attempts at the 30 s delivery time-out, with room to spare.
     timeoutInSeconds: 60,
     memoryInMb: 512,
+    // Webhook deliveries and chat messages go through the outbound guard.
+    makesOutboundRequests: true,
     trigger: { kind: 'queue', queue: 'notifications', batchSize: 10 },
   },
   notificationsInactivity: {

@@ -30,6 +30,7 @@ export const scheduleRoutes = [
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'The schedule', body: s.data(s.schedule) } },
     access: { tables: { entities: 'read' }, buckets: { files: 'read' } },
+    readsSchedules: true,
   },
   {
     id: 'deleteSchedule',

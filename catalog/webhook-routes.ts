@@ -55,6 +55,8 @@ export const webhookRoutes = [
     tag: 'triggers',
     request: { params: s.webhookTriggerParams },
     responses: { 202: { description: 'Queued', body: s.asyncResult } },
+    // A run's input files given by URL are fetched through the outbound guard.
+    makesOutboundRequests: true,
     access: {
       tables: { entities: 'read', executions: 'readWrite' },
       buckets: { files: 'readWrite' },

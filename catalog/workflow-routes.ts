@@ -164,6 +164,8 @@ export const workflowRoutes = [
       200: { description: 'The run succeeded', body: s.syncResult },
       500: { description: 'The run failed (code EXECUTION_ERROR)', body: s.syncResult },
     },
+    // A run's input files given by URL are fetched through the outbound guard.
+    makesOutboundRequests: true,
     access: {
       tables: { entities: 'read' },
       buckets: { files: 'readWrite' },

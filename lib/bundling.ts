@@ -17,12 +17,19 @@ export const onDemandModules = {
   documentReaders: ['unpdf', 'mammoth', 'exceljs', 'csv-parse', 'html-to-text', 'file-type'],
   /** The model providers' SDKs (adapters/models), about 530 KB: loaded when a run calls the provider. */
   modelProviders: ['openai', '@anthropic-ai/sdk'],
-  /** QuickJS for the function-block sandbox (adapters/sandbox), about 840 KB: loaded by its worker threads. */
-  sandbox: ['@jitl/quickjs-singlefile-cjs-release-sync'],
+  /**
+   * QuickJS for the function-block sandbox (adapters/sandbox), about 880 KB with the library that
+   * drives it: loaded by its worker threads.
+   */
+  sandbox: ['@jitl/quickjs-singlefile-cjs-release-sync', 'quickjs-emscripten-core'],
   /** nodemailer (adapters/email), about 240 KB: loaded to compose or send the first e-mail. */
   email: ['nodemailer'],
   /** jose (adapters/oidc), about 20 KB: loaded to check the first ID token. */
   singleSignOn: ['jose'],
+  /** croner (core/schedules/cron.ts), about 33 KB: loaded to parse or evaluate the first cron. */
+  schedules: ['croner'],
+  /** ipaddr.js (core/net/allowlist.ts), about 13 KB: loaded to read `OUTBOUND_ALLOWLIST` where one is set. */
+  outboundRequests: ['ipaddr.js'],
 } as const;
 
 /** What of a function of the catalogue (catalog/routes.ts) tells what it loads on demand. */
@@ -33,6 +40,10 @@ export interface OnDemandNeeds {
   readonly access: ResourceAccess;
   /** Takes ID tokens in a deployment with single sign-on: jose. */
   readonly takesIdTokens?: boolean;
+  /** Reads schedules' fire times without managing schedules (managing them is `schedules: 'manage'`): croner. */
+  readonly readsSchedules?: boolean;
+  /** Makes outbound HTTP requests through the guard (implied by `runsBlocks`): ipaddr.js. */
+  readonly makesOutboundRequests?: boolean;
 }
 
 /** The packages installed beside a function's bundle: exactly those it may load on demand. */
@@ -43,6 +54,8 @@ export function onDemandModulesOf(needs: OnDemandNeeds): string[] {
       : []),
     ...(needs.access.email === 'send' ? onDemandModules.email : []),
     ...(needs.takesIdTokens ? onDemandModules.singleSignOn : []),
+    ...(needs.access.schedules === 'manage' || needs.readsSchedules ? onDemandModules.schedules : []),
+    ...(needs.runsBlocks || needs.makesOutboundRequests ? onDemandModules.outboundRequests : []),
   ];
 }
 

@@ -46,6 +46,7 @@ export class ExecutionStack extends Stack {
         memoryInMb: worker.memoryInMb,
         timeoutInSeconds: worker.timeoutInSeconds,
         runsBlocks: worker.runsBlocks,
+        makesOutboundRequests: worker.makesOutboundRequests,
       });
       return this.workers[worker.id as WorkerId].function;
     };

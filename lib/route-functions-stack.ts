@@ -40,6 +40,8 @@ export class RouteFunctionsStack extends Stack {
         memoryInMb: route.memoryInMb,
         timeoutInSeconds: route.timeoutInSeconds,
         runsBlocks: route.runsBlocks,
+        readsSchedules: route.readsSchedules,
+        makesOutboundRequests: route.makesOutboundRequests,
         takesIdTokens: props.idTokenIssuer !== undefined && acceptsIdToken(route),
       });
       // Resolved by CloudFormation at deploy time: the function reads it without a call per cold start.

@@ -24,6 +24,9 @@ export interface FileDeps {
   urlExpiryInSeconds: number;
 }
 
+/** What handing out upload URLs needs of FileDeps: no HTTP client. */
+export type FileUrlDeps = Pick<FileDeps, 'blobs' | 'urlExpiryInSeconds'>;
+
 export const defaultUrlExpiryInSeconds = 3600;
 const fetchTimeoutInMs = 30_000;
 
@@ -46,7 +49,7 @@ function workspacePrefix(workspaceId: string): string {
 }
 
 async function fileObjectOf(
-  deps: FileDeps,
+  deps: FileUrlDeps,
   stored: { id: string; key: string; name: string; type: string; size: number },
 ): Promise<FileObject> {
   return { ...stored, url: await deps.blobs.presignGet(stored.key, deps.urlExpiryInSeconds) };
@@ -190,7 +193,7 @@ export interface UploadRequest {
 
 /** A presigned PUT for one file, and the file object to pass as `{name, url, type}` once it is uploaded. */
 export async function createUploadUrl(
-  deps: FileDeps,
+  deps: FileUrlDeps,
   request: UploadRequest,
 ): Promise<{ uploadUrl: string; file: FileObject }> {
   if (request.size > maxFileBytes) throw tooLarge(request.name);
@@ -209,7 +212,7 @@ export async function createUploadUrl(
 
 /** `POST /api/files/upload-url`: for members who may write to the workspace (others get a 404). */
 export async function requestUpload(
-  deps: { identity: IdentityStore; files: FileDeps },
+  deps: { identity: IdentityStore; files: FileUrlDeps },
   principal: Principal,
   request: UploadRequest,
 ): Promise<{ uploadUrl: string; file: FileObject }> {

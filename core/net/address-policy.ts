@@ -7,9 +7,11 @@
  * cloud metadata addresses and names, and IPv6 forms that embed a refused IPv4 address
  * (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64, 6to4). Hosts are normalized the way WHATWG
  * URL parsing does it, so `2130706433`, `0177.0.0.1` and `0x7f.1` are all 127.0.0.1 here as well.
+ *
+ * No ipaddr.js here: every route reaches this module through the ID token verifier's issuer check,
+ * and only the allowlist (built where outbound requests are made) needs it.
  */
 
-import ipaddr from 'ipaddr.js';
 import type { OutboundAllowlist } from './allowlist';
 
 export type AddressCategory =
@@ -325,8 +327,8 @@ function checkIp(address: IpAddress, options: AddressPolicyOptions): AddressVerd
     options,
   );
   if (verdict.allowed || verdict.category === 'metadata' || !options.allowlist) return verdict;
-  const text = ipaddr.fromByteArray([...address.bytes]).toString();
-  const admitted = options.viaAdmittedName || options.allowlist.admitsAddress(text, options.port ?? 0);
+  const admitted =
+    options.viaAdmittedName || options.allowlist.admitsAddressBytes(address.bytes, options.port ?? 0);
   return admitted ? allowed : verdict;
 }
 

@@ -5,11 +5,27 @@
  * addresses match their IPv4 entries. The policy never lets cloud metadata addresses through,
  * listed or not (core/net/address-policy.ts).
  *
+ * ipaddr.js is loaded with the first entry read or address matched: it is kept out of the bundles
+ * and installed beside the functions that make outbound requests (lib/bundling.ts), so a
+ * deployment without an allowlist never loads it.
+ *
  *   OUTBOUND_ALLOWLIST="hooks.intranet, 10.20.0.0/16, 127.0.0.1:4000, [::1]:4000, [fd00::/8]:443"
  */
-import ipaddr from 'ipaddr.js';
+import { createRequire } from 'node:module';
+import type * as Ipaddr from 'ipaddr.js';
 
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+type Range = [Ipaddr.IPv4 | Ipaddr.IPv6, number];
+
+let ipaddrModule: typeof Ipaddr | undefined;
+
+function loadIpaddr(): typeof Ipaddr {
+  // A CommonJS bundle has no import.meta.url and requires ipaddr.js from beside it; the sources
+  // (and the local server's ES module build) require it from node_modules.
+  ipaddrModule ??= (
+    import.meta.url ? createRequire(import.meta.url)('ipaddr.js') : require('ipaddr.js')
+  ) as typeof Ipaddr;
+  return ipaddrModule;
+}
 
 type Entry = { kind: 'name'; name: string; port?: number } | { kind: 'range'; range: Range; port?: number };
 
@@ -28,6 +44,7 @@ function portOf(text: string, entry: string): number {
 }
 
 function rangeOf(text: string): Range | undefined {
+  const ipaddr = loadIpaddr();
   if (text.includes('/')) return ipaddr.isValidCIDR(text) ? ipaddr.parseCIDR(text) : undefined;
   if (!ipaddr.isValid(text)) return undefined;
   const address = ipaddr.process(text);
@@ -85,8 +102,21 @@ export class OutboundAllowlist {
     );
   }
 
+  /** `admitsAddress` for an address as 4 or 16 bytes in network order (the address policy's form). */
+  admitsAddressBytes(bytes: Uint8Array, port: number): boolean {
+    if (!this.entries.some((entry) => entry.kind === 'range')) return false;
+    return this.admitsAddress(
+      loadIpaddr()
+        .fromByteArray([...bytes])
+        .toString(),
+      port,
+    );
+  }
+
   /** Whether an IP address (a literal in the URL, or what a name resolved to) on `port` is in a listed range. */
   admitsAddress(address: string, port: number): boolean {
+    if (!this.entries.some((entry) => entry.kind === 'range')) return false;
+    const ipaddr = loadIpaddr();
     const text = address.replace(/^\[|\]$/g, '');
     if (!ipaddr.isValid(text)) return false;
     const parsed = ipaddr.process(text);
@@ -94,7 +124,7 @@ export class OutboundAllowlist {
       (entry) =>
         entry.kind === 'range' &&
         entry.range[0].kind() === parsed.kind() &&
-        (parsed as ipaddr.IPv4).match(entry.range as [ipaddr.IPv4, number]) &&
+        (parsed as Ipaddr.IPv4).match(entry.range as [Ipaddr.IPv4, number]) &&
         portMatches(entry, port),
     );
   }

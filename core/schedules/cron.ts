@@ -12,9 +12,26 @@
  * the fall-back day in Berlin, 01:30 in New York) fires once, at its first occurrence. A cron with
  * `*` or a step in the minute or hour follows real time: it skips the lost hour and fires in both
  * passes of the repeated one.
+ *
+ * croner (about 33 KB) is loaded with the first cron parsed or evaluated: it is kept out of the
+ * bundles and installed beside the functions that handle schedules (lib/bundling.ts), so those that
+ * only write a schedule's EventBridge expression or a rate never load it. Synchronously, because
+ * the local scheduler evaluates crons in synchronous code.
  */
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron } from 'croner';
 import { ValidationError } from '../errors';
+
+type Croner = typeof import('croner');
+
+let croner: Croner | undefined;
+
+function loadCroner(): Croner {
+  // A CommonJS bundle has no import.meta.url and requires croner from beside it; the sources
+  // (and the local server's ES module build) require it from node_modules.
+  croner ??= (import.meta.url ? createRequire(import.meta.url)('croner') : require('croner')) as Croner;
+  return croner;
+}
 
 export type Timing =
   | { kind: 'cron'; cron: string; timezone: string }
@@ -76,6 +93,7 @@ export function canonicalTimezone(name: string): string {
 }
 
 function cronOf(cron: string, timezone: string): Cron {
+  const { Cron } = loadCroner();
   return new Cron(cron, {
     timezone,
     mode: '5-part',

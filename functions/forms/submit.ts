@@ -1,12 +1,12 @@
 import { formRoutes } from '../../catalog/form-routes';
 import { asFormDataError, checkFormAccess, findPublicForm, formRunInput } from '../../core/forms/service';
 import { enqueueRun } from '../../core/jobs/service';
-import { prepareRun } from '../../core/runs/service';
+import { prepareRun } from '../../core/runs/prepare';
 import { logger } from '../http/logger';
 import { admitFormRun, admitFormSubmission } from '../http/limits';
 import { ok } from '../http/responses';
-import { httpRoute } from '../http/route';
-import { prepareDeps } from '../wiring/execution';
+import { publicRoute } from '../http/route';
+import { prepareDeps } from '../wiring/prepare';
 import { formDeps } from '../wiring/forms';
 import { enqueueDeps } from '../wiring/jobs';
 
@@ -14,7 +14,7 @@ import { enqueueDeps } from '../wiring/jobs';
  * Public: a submission takes a token of its source address and of its form before anything is
  * checked (so a wrong password costs like a request), then runs as the form's creator.
  */
-export const handler = httpRoute(formRoutes, 'submitForm', async ({ params, body, event, limits }) => {
+export const handler = publicRoute(formRoutes, 'submitForm', async ({ params, body, event, limits }) => {
   const deps = formDeps();
   const form = await findPublicForm(deps, params.identifier);
   await admitFormSubmission(form.id, event, limits);

@@ -1,5 +1,5 @@
 import { serviceRoutes } from '../../catalog/service-routes';
 import { ok } from '../http/responses';
-import { httpRoute } from '../http/route';
+import { publicRoute } from '../http/route';
 
-export const handler = httpRoute(serviceRoutes, 'getHealth', async () => ok({ status: 'ok' }));
+export const handler = publicRoute(serviceRoutes, 'getHealth', async () => ok({ status: 'ok' }));

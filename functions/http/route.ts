@@ -6,21 +6,13 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { acceptsIdToken, type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route-definition';
+import type { RouteDefinition, RouteIn } from '../../catalog/route-definition';
+import { routeIn } from '../../catalog/route-definition';
 import * as z from '../../catalog/zod';
-import { readSwitches } from '../../core/config/switches';
-import { UnauthorizedError, ValidationError } from '../../core/errors';
-import { bearerTokenOf, principalOfIdToken } from '../../core/identity/id-tokens';
-import { findApiKey, type Principal } from '../../core/identity/service';
-import { identityDeps, idTokenVerifier } from '../wiring/identity';
-import { requireAdminKey } from './admin-key';
-import {
-  admitPrincipal,
-  authenticateAndAdmit,
-  countFailedAuthentication,
-  RequestLimits,
-  refuseBlockedSource,
-} from './limits';
+import { ValidationError } from '../../core/errors';
+import type { Principal } from '../../core/identity/service';
+import { type Authorizer, authorize } from './authorize';
+import { countFailedAuthentication, RequestLimits, refuseBlockedSource } from './limits';
 import { logger, withInvocationLogger } from './logger';
 import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
@@ -55,11 +47,31 @@ export function httpRoute<Routes extends readonly RouteDefinition[], Id extends 
   id: Id,
   fn: (input: RouteInput<RouteIn<Routes, Id>>) => Promise<JsonResponse>,
 ) {
+  return routeHandler(routeIn(routes, id), fn, authorize);
+}
+
+/**
+ * `httpRoute` for a route that takes no credentials (`auth: 'none'`): its bundle carries none of
+ * the authentication (API keys, ID tokens, the admin key). Anything else is refused at start.
+ */
+export function publicRoute<
+  Routes extends readonly RouteDefinition[],
+  Id extends Extract<Routes[number], { auth: 'none' }>['id'],
+>(routes: Routes, id: Id, fn: (input: RouteInput<RouteIn<Routes, Id>>) => Promise<JsonResponse>) {
   const route = routeIn(routes, id);
+  if (route.auth !== 'none') throw new Error(`Route ${id} takes credentials: serve it with httpRoute`);
+  return routeHandler(route, fn, async () => undefined);
+}
+
+function routeHandler<R>(
+  route: RouteDefinition,
+  fn: (input: RouteInput<R>) => Promise<JsonResponse>,
+  authorizer: Authorizer,
+) {
   const handle = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const limits = new RequestLimits();
     try {
-      const response = await fn(await routeInputOf<RouteIn<Routes, Id>>(route, event, limits));
+      const response = await fn(await routeInputOf<R>(route, event, limits, authorizer));
       return toProxyResult(withLimitHeaders(response, limits));
     } catch (error) {
       return toProxyResult(withLimitHeaders(await failureResponse(error, event, limits), limits));
@@ -97,12 +109,13 @@ export async function routeInputOf<R>(
   route: RouteDefinition,
   event: APIGatewayProxyEvent,
   limits: RequestLimits,
+  authorizer: Authorizer,
 ): Promise<RouteInput<R>> {
   refuseBlockedSource(event, limits);
   const headers = lowercaseHeaders(event.headers);
   // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
   const pathParameters = decodePathParameters(event.pathParameters);
-  const principal = await authorize(route, headers, limits);
+  const principal = await authorizer(route, headers, limits);
   return {
     params: validate(route.request?.params, pathParameters, 'path parameter'),
     query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
@@ -113,49 +126,6 @@ export async function routeInputOf<R>(
     event,
     limits,
   } as RouteInput<R>;
-}
-
-/** Admin key, or API key with the request's token drawn (see functions/http/limits.ts). */
-async function authorize(
-  route: RouteDefinition,
-  headers: Record<string, string>,
-  limits: RequestLimits,
-): Promise<Principal | undefined> {
-  if (route.auth === 'admin') {
-    await requireAdminKey(headers['x-admin-key']);
-    return undefined;
-  }
-  if (route.auth === 'apiKey') {
-    const principal = await authenticate(route, headers, limits);
-    logger.appendKeys({ userId: principal.user.id });
-    return principal;
-  }
-  return undefined;
-}
-
-/**
- * An API key, or (single sign-on on, a route that takes one, no key sent) an ID token; either way
- * the request draws from its user's bucket.
- */
-async function authenticate(
-  route: RouteDefinition,
-  headers: Record<string, string>,
-  limits: RequestLimits,
-): Promise<Principal> {
-  const idToken = bearerTokenOf(headers.authorization);
-  const takesIdToken = readSwitches().ssoEnabled && acceptsIdToken(route);
-  if (takesIdToken && idToken && !headers['x-api-key']) {
-    const principal = await principalOfIdToken(identityDeps(), idTokenVerifier(), idToken);
-    await admitPrincipal(route, principal, headers, limits);
-    return principal;
-  }
-  if (takesIdToken && !headers['x-api-key']) {
-    throw new UnauthorizedError(
-      'Missing credentials: send an API key in the x-api-key header or an ID token in Authorization: Bearer',
-    );
-  }
-  const apiKey = await findApiKey(identityDeps(), headers['x-api-key']);
-  return authenticateAndAdmit(route, apiKey, headers, limits);
 }
 
 function jsonBodyOf(event: APIGatewayProxyEvent, headers: Record<string, string>): unknown {

@@ -15,6 +15,7 @@ import { type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route
 import { logger, withInvocationLogger } from './logger';
 import { RequestLimits } from './limits';
 import { type JsonResponse, toProxyResult } from './responses';
+import { authorize } from './authorize';
 import { failureResponse, type RouteInput, routeInputOf, withLimitHeaders } from './route';
 
 /** Where a streamed answer goes: status and headers first, then the body in pieces. */
@@ -69,7 +70,7 @@ export function streamingHttpRoute<
       end: () => sink.end(),
     };
     try {
-      response = await fn(await routeInputOf<RouteIn<Routes, Id>>(route, event, limits), tracked);
+      response = await fn(await routeInputOf<RouteIn<Routes, Id>>(route, event, limits, authorize), tracked);
     } catch (error) {
       // Status and headers are gone already: a second prelude would corrupt the stream, so it ends.
       if (started) {

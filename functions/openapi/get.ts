@@ -1,18 +1,14 @@
+import { type OpenApiDocuments, unpackOpenApiDocuments } from '../../catalog/openapi-packing';
+import { packedOpenApiDocuments } from '../../catalog/openapi-documents';
 import { serviceRoutes } from '../../catalog/service-routes';
-import { openApiDocument } from '../../catalog/openapi';
 import { readSwitches } from '../../core/config/switches';
 import { ok } from '../http/responses';
-import { httpRoute } from '../http/route';
+import { publicRoute } from '../http/route';
 
-/** Built once per process for each setting of the switch it depends on. */
-const documents = new Map<boolean, ReturnType<typeof openApiDocument>>();
+/** Unpacked by the first request: the documents were made from the route table at build time. */
+let documents: OpenApiDocuments | undefined;
 
-export const handler = httpRoute(serviceRoutes, 'getOpenApi', async () => {
-  const singleSignOn = readSwitches().ssoEnabled;
-  let document = documents.get(singleSignOn);
-  if (!document) {
-    document = openApiDocument({ singleSignOn });
-    documents.set(singleSignOn, document);
-  }
-  return ok(document);
+export const handler = publicRoute(serviceRoutes, 'getOpenApi', async () => {
+  documents ??= unpackOpenApiDocuments(packedOpenApiDocuments);
+  return ok(readSwitches().ssoEnabled ? documents.singleSignOn : documents.standard);
 });

@@ -1,18 +1,18 @@
 import { webhookRoutes } from '../../catalog/webhook-routes';
 import { ValidationError } from '../../core/errors';
 import { enqueueRun } from '../../core/jobs/service';
-import { prepareRun } from '../../core/runs/service';
+import { prepareRun } from '../../core/runs/prepare';
 import { resolveWebhookCall } from '../../core/webhooks/service';
 import { parseJsonBody, requireJsonContentType } from '../http/json-body';
 import { logger } from '../http/logger';
 import { admitWebhookCall } from '../http/limits';
-import { httpRoute } from '../http/route';
-import { prepareDeps } from '../wiring/execution';
+import { publicRoute } from '../http/route';
+import { prepareDeps } from '../wiring/prepare';
 import { enqueueDeps } from '../wiring/jobs';
 import { webhookDeps } from '../wiring/webhooks';
 
 /** A webhook call: signed (or bearer) when the webhook has a secret; its JSON body is the run's input. */
-export const handler = httpRoute(
+export const handler = publicRoute(
   webhookRoutes,
   'triggerWebhook',
   async ({ params, headers, event, limits }) => {

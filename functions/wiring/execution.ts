@@ -1,4 +1,4 @@
-/** Wiring of the run path: the execution starter for the execute route, and Step/Finalize deps. */
+/** Wiring of the run path: the execution starter for the execute route, and Step/Finalize deps (a run's preparation: ./prepare.ts). */
 import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
@@ -8,36 +8,13 @@ import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import type { ExecutionStarter } from '../../core/runs/types';
 import { durationSampler } from '../../core/jobs/service';
-import type { FinalizeDeps, PrepareDeps } from '../../core/runs/service';
+import type { FinalizeDeps } from '../../core/runs/service';
 import { deploymentReader } from './deployments';
-import { fileDeps } from './files';
 import { baseChargePerRunInUsd } from './limits';
 import { overrides } from './overrides';
-import { accessPolicyOf } from './permissions';
 import { blobStore } from './storage';
-import { workflowDeps, workflowRecords } from './workflows';
 
 export { deploymentReader };
-
-/**
- * A run's reads: the workflow record from the process's cache (bounded staleness, see
- * ./workflows.ts), except for a draft run (`freshWorkflow`), which runs the graph as last saved.
- */
-export function prepareDeps(options: { freshWorkflow?: boolean } = {}): PrepareDeps {
-  const deps = workflowDeps();
-  const records = options.freshWorkflow ? deps.workflows : workflowRecords();
-  return {
-    identity: deps.identity,
-    workflows: {
-      getWorkflow: (id) => records.getWorkflow(id),
-      getDeployment: deploymentReader().getDeployment,
-    },
-    now: deps.now,
-    syncBudgetInMs: syncBudgetInMs(),
-    files: fileDeps(),
-    policyOf: accessPolicyOf,
-  };
-}
 
 /**
  * How long a sync run may take in all (`SYNC_BUDGET_MS`, default 27 s): API Gateway gives up on a

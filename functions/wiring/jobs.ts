@@ -2,7 +2,7 @@
  * Wiring of jobs: the store, the queue, and the deps of each job use case. The start worker's, which
  * turns schedule fires into runs (and so loads the cron evaluator), is in ./job-worker.ts.
  */
-import { filePresigner } from './files';
+import { filePresigner } from './file-urls';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';

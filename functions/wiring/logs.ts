@@ -1,5 +1,5 @@
 /** Wiring of the log API: the log store, workflows (names, folders, deployments) and the cursor key. */
-import { filePresigner } from './files';
+import { filePresigner } from './file-urls';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { serviceSecret } from '../../adapters/secrets/service-secret';
 import { secrets } from '../../catalog/resources';

@@ -7,12 +7,13 @@ import '../../adapters/worker-roles';
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import { enqueueRun } from '../../core/jobs/service';
 import { withinSyncDeadline } from '../../core/runs/deadline';
-import { prepareRun } from '../../core/runs/service';
+import { prepareRun } from '../../core/runs/prepare';
 import { prepareStream, streamRun } from '../../core/runs/stream';
 import { executionBucketOf } from '../http/limits';
 import { logger } from '../http/logger';
 import { streamingHttpRoute } from '../http/streaming-route';
-import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/execution';
+import { executionStarter, syncBudgetInMs } from '../wiring/execution';
+import { prepareDeps } from '../wiring/prepare';
 import { enqueueDeps } from '../wiring/jobs';
 
 export const handler = streamingHttpRoute(

@@ -1,10 +1,11 @@
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import { withinSyncDeadline } from '../../core/runs/deadline';
-import { prepareRun } from '../../core/runs/service';
+import { prepareRun } from '../../core/runs/prepare';
 import { logger } from '../http/logger';
 import type { JsonResponse } from '../http/responses';
 import { httpRoute } from '../http/route';
-import { executionStarter, prepareDeps, syncBudgetInMs } from '../wiring/execution';
+import { executionStarter, syncBudgetInMs } from '../wiring/execution';
+import { prepareDeps } from '../wiring/prepare';
 
 /** A run by hand: answered like a sync execute, logged with trigger `manual`. */
 export const handler = httpRoute(

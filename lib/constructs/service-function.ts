@@ -35,6 +35,10 @@ export interface ServiceFunctionProps {
   readonly runsBlocks?: boolean;
   /** Takes ID tokens, single sign-on deployed: jose is installed beside the bundle. */
   readonly takesIdTokens?: boolean;
+  /** Reads schedules' fire times without managing schedules: croner is installed beside the bundle. */
+  readonly readsSchedules?: boolean;
+  /** Makes outbound HTTP requests through the guard: ipaddr.js is installed beside the bundle. */
+  readonly makesOutboundRequests?: boolean;
   readonly environment?: Record<string, string>;
   readonly logRetention?: logs.RetentionDays;
 }

@@ -7,7 +7,7 @@ import { ServiceError, ValidationError } from '../../../core/errors';
 import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
 import { logger, withInvocationLogger } from '../../../functions/http/logger';
 import { errorResponse } from '../../../functions/http/responses';
-import { httpRoute } from '../../../functions/http/route';
+import { httpRoute, publicRoute } from '../../../functions/http/route';
 import { lambdaContext, proxyEvent } from './proxy-event';
 
 const context = lambdaContext;
@@ -179,5 +179,38 @@ describe('logger', () => {
       executionId: 'exe_1',
       stepInMs: 12,
     });
+  });
+});
+
+describe('publicRoute', () => {
+  beforeEach(() => {
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+    process.env.LIMITS_TABLE = 'limits';
+    delete process.env.RATE_LIMITS_JSON;
+  });
+
+  it('answers a route that takes no credentials, without asking for any', async () => {
+    // Prepare
+    const handler = publicRoute(serviceRoutes, 'getHealth', async () => ({
+      statusCode: 200,
+      body: { status: 'ok' },
+    }));
+
+    // Act
+    const result = await handler(event({ httpMethod: 'GET' }), context);
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toEqual({ status: 'ok' });
+  });
+
+  it('refuses at start a route that takes credentials', () => {
+    // Act
+    const serving = () =>
+      // @ts-expect-error: the route table says adminCreateUser takes the admin key
+      publicRoute(adminRoutes, 'adminCreateUser', async () => ({ statusCode: 201, body: {} }));
+
+    // Assess
+    expect(serving).toThrow('Route adminCreateUser takes credentials: serve it with httpRoute');
   });
 });

@@ -22,6 +22,25 @@ describe('OutboundAllowlist', () => {
     expect(answers).toEqual([true, false, true, false, true, true, true]);
   });
 
+  it('admits addresses given as bytes as it admits their text', () => {
+    // Prepare
+    const list = OutboundAllowlist.parse('10.20.0.0/16, 127.0.0.1:4000, [::1]:4000');
+    const mappedLoopback = Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1]);
+    const ipv6Loopback = Uint8Array.from([...new Array<number>(15).fill(0), 1]);
+
+    // Act
+    const answers = [
+      list.admitsAddressBytes(Uint8Array.from([10, 20, 3, 4]), 443),
+      list.admitsAddressBytes(Uint8Array.from([10, 21, 0, 1]), 443),
+      list.admitsAddressBytes(mappedLoopback, 4000),
+      list.admitsAddressBytes(ipv6Loopback, 4000),
+      list.admitsAddressBytes(ipv6Loopback, 4001),
+    ];
+
+    // Assess
+    expect(answers).toEqual([true, false, true, true, false]);
+  });
+
   it('admits listed names, case and trailing dot aside', () => {
     // Prepare
     const list = OutboundAllowlist.parse('Hooks.Intranet, localhost:3000');
