@@ -9,12 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { withMetering } from '../metering';
-import {
-  InProcessHttpHandler,
-  isInProcessEndpoint,
-  leanForInProcess,
-  unsignedSigner,
-} from './in-process-transport';
+import { inProcessClients } from './in-process-endpoints';
 
 const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
 
@@ -25,13 +20,15 @@ const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ??
 function localOptions(endpoint: string | undefined) {
   if (!endpoint) return {};
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  if (!isInProcessEndpoint(endpoint)) return { endpoint, credentials };
-  return {
-    endpoint,
-    credentials,
-    requestHandler: new InProcessHttpHandler(endpoint),
-    signer: unsignedSigner,
-  };
+  return { endpoint, credentials, ...inProcessClients()?.optionsFor(endpoint) };
+}
+
+function leanForInProcess<C extends { middlewareStack: { remove(name: string): boolean } }>(
+  client: C,
+  endpoint: string | undefined,
+): C {
+  const clients = inProcessClients();
+  return clients && endpoint ? clients.lean(client, endpoint) : client;
 }
 
 let documentClient: DynamoDBDocumentClient | undefined;

@@ -14,6 +14,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, OutgoingHttpHeader, RequestListener } from 'node:http';
 import { Readable } from 'node:stream';
+import { installInProcessClients } from './in-process-endpoints';
 
 export interface InProcessRequest {
   method: string;
@@ -304,3 +305,11 @@ export function leanForInProcess<C extends { middlewareStack: { remove(name: str
   }
   return client;
 }
+
+installInProcessClients({
+  optionsFor: (endpoint) =>
+    isInProcessEndpoint(endpoint)
+      ? { requestHandler: new InProcessHttpHandler(endpoint), signer: unsignedSigner }
+      : undefined,
+  lean: leanForInProcess,
+});

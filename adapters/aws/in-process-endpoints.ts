@@ -1,0 +1,21 @@
+/**
+ * Where the SDK clients (./clients.ts) learn that an endpoint is an emulator in this process, and
+ * how to reach it. ./in-process-transport.ts installs itself here when it loads, which only the local
+ * stack does: Lambda bundles, which never have such an emulator, do not carry the transport.
+ */
+export interface InProcessClients {
+  /** Client options (`requestHandler`, `signer`) for an endpoint in this process, or none. */
+  optionsFor(endpoint: string): Record<string, unknown> | undefined;
+  /** The client, with the middleware a call answered in this process has no use for removed. */
+  lean<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C, endpoint: string): C;
+}
+
+let installed: InProcessClients | undefined;
+
+export function installInProcessClients(clients: InProcessClients): void {
+  installed = clients;
+}
+
+export function inProcessClients(): InProcessClients | undefined {
+  return installed;
+}
