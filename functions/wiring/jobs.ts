@@ -5,6 +5,7 @@
 import { filePresigner } from './file-urls';
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
+import { DynamoJobWriter } from '../../adapters/dynamodb/job-writer';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';
 import {
   type CancelDeps,
@@ -35,7 +36,12 @@ export function jobRetentionInSeconds(): number {
 }
 
 export function enqueueDeps(): EnqueueDeps {
-  return { jobs: jobStore(), queue: SqsJobQueue.fromEnv(), now, retentionInSeconds: jobRetentionInSeconds() };
+  return {
+    jobs: DynamoJobWriter.fromEnv({ blobStore: blobStore() }),
+    queue: SqsJobQueue.fromEnv(),
+    now,
+    retentionInSeconds: jobRetentionInSeconds(),
+  };
 }
 
 export function startDeps(): StartDeps {

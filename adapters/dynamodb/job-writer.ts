@@ -1,0 +1,125 @@
+/**
+ * What of the job store (./job-store.ts) accepting a run as a job needs: writing a job, reading one
+ * back and moving its status. The routes that queue runs use this alone, so their bundles carry
+ * none of the reads of the workers that start and settle jobs.
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
+import type { ExecutionRequest } from '../../core/runs/types';
+import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import {
+  DynamoTable,
+  type DynamoTableWithBlobsOptions,
+  EXECUTIONS_TABLE_ENV,
+  INLINE_LIMIT_IN_BYTES,
+  type Item,
+  isConditionalCheckFailed,
+  type JsonBlobStore,
+  putIfAbsent,
+  requireBlobStore,
+  withoutAttributes,
+} from './shared';
+
+export const jobKey = (taskId: string) => ({ pk: `JOB#${taskId}`, sk: 'JOB' });
+export const internalJobAttributes = ['requestJson', 'requestBlobKey', 'ttl'] as const;
+
+export function requestBlobKey(taskId: string): string {
+  return `executions/${taskId}/request.json`;
+}
+
+export interface DynamoJobStoreOptions extends DynamoTableWithBlobsOptions {
+  now?: () => Date;
+}
+
+export class DynamoJobWriter
+  extends DynamoTable
+  implements Pick<JobStore, 'createJob' | 'getJob' | 'updateJob'>
+{
+  protected readonly now: () => Date;
+
+  constructor(options: DynamoJobStoreOptions) {
+    super(options);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  static fromEnv(options: { blobStore?: JsonBlobStore; now?: () => Date } = {}): DynamoJobWriter {
+    return new DynamoJobWriter(tableOptionsFromEnv(options));
+  }
+
+  async createJob(job: Job, request: ExecutionRequest): Promise<boolean> {
+    const json = JSON.stringify(request);
+    let requestData: { requestJson: string } | { requestBlobKey: string };
+    if (Buffer.byteLength(json) <= INLINE_LIMIT_IN_BYTES) {
+      requestData = { requestJson: json };
+    } else {
+      const blobs = requireBlobStore(this.blobStore, `The run request of job ${job.taskId} is large`);
+      await blobs.putJsonText(requestBlobKey(job.taskId), json);
+      requestData = { requestBlobKey: requestBlobKey(job.taskId) };
+    }
+    return putIfAbsent(this.client, this.tableName, {
+      ...jobKey(job.taskId),
+      ...job,
+      ...requestData,
+      ttl: job.expiresAt,
+    });
+  }
+
+  async getJob(taskId: string): Promise<Job | undefined> {
+    const item = await this.getItem(taskId);
+    return item ? withoutAttributes<Job>(item, internalJobAttributes) : undefined;
+  }
+
+  async updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<Job | undefined> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':now': Math.floor(this.now().getTime() / 1000) };
+    from.forEach((status, index) => {
+      values[`:from${index}`] = status;
+    });
+    const sets: string[] = [];
+    for (const [name, value] of Object.entries(update)) {
+      if (value === undefined) continue;
+      names[`#${name}`] = name;
+      values[`:${name}`] = value;
+      sets.push(`#${name} = :${name}`);
+    }
+    const fromList = from.map((_, index) => `:from${index}`).join(', ');
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: jobKey(taskId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          // An expired job is gone for its caller, so it cannot move either.
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${fromList}) AND #ttl > :now`,
+          ExpressionAttributeNames: { ...names, '#ttl': 'ttl' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? withoutAttributes<Job>(Attributes as Item, internalJobAttributes) : undefined;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  protected async getItem(taskId: string): Promise<Item | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: jobKey(taskId), ConsistentRead: true }),
+    );
+    if (!item || this.isExpired(item)) return undefined;
+    return item as Item;
+  }
+
+  protected isExpired(item: Item): boolean {
+    return typeof item.ttl === 'number' && item.ttl <= Math.floor(this.now().getTime() / 1000);
+  }
+}
+
+/** The store's options in a deployment: the DynamoDB client and the table named by the environment. */
+export function tableOptionsFromEnv(options: {
+  blobStore?: JsonBlobStore;
+  now?: () => Date;
+}): DynamoJobStoreOptions {
+  return { client: dynamoDocumentClient(), tableName: requireEnv(EXECUTIONS_TABLE_ENV), ...options };
+}
