@@ -76,6 +76,12 @@ export interface RouteDefinition {
    */
   streaming?: boolean;
   /**
+   * Module (relative to the repo root) built as a second bundle, `streamRunFile`, beside the
+   * handler's and loaded by the handler on its first streamed run only: what that run needs (the
+   * engine, the blocks) then weighs on no other request's cold start (lib/bundling.ts).
+   */
+  streamRunEntry?: string;
+  /**
    * The bucket a request draws a token from. Key-authenticated routes draw from `api` unless they
    * say otherwise: `execution` draws from `sync` or `async` by the request's mode, `manual` draws
    * nothing (runs by hand are not limited; the `sync` bucket is shown), `handler` means the handler
@@ -131,3 +137,9 @@ export function routeIn<Routes extends readonly RouteDefinition[], Id extends Ro
 /** Reads and writes of the entities table, the access most routes need. */
 export const entities = { tables: { entities: 'read' } } as const satisfies ResourceAccess;
 export const entitiesWrite = { tables: { entities: 'readWrite' } } as const satisfies ResourceAccess;
+
+/**
+ * The file a route with a `streamRunEntry` finds beside its index.js: that module's own bundle,
+ * loaded by the requests that need it only.
+ */
+export const streamRunFile = 'stream-run.js';

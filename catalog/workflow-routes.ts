@@ -149,6 +149,7 @@ export const workflowRoutes = [
     memoryInMb: 1024,
     runsBlocks: true,
     streaming: true,
+    streamRunEntry: 'functions/workflows/stream-run.ts',
   },
   {
     id: 'runWorkflow',

@@ -5,6 +5,7 @@
  */
 import type { BuildOptions } from 'esbuild';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { streamRunFile } from '../catalog/route-definition';
 import type { ResourceAccess } from '../catalog/resources';
 
 /**
@@ -44,6 +45,8 @@ export interface OnDemandNeeds {
   readonly readsSchedules?: boolean;
   /** Makes outbound HTTP requests through the guard (implied by `runsBlocks`): ipaddr.js. */
   readonly makesOutboundRequests?: boolean;
+  /** Module built as a second bundle (`streamRunFile`) beside the handler's, loaded by its streamed runs. */
+  readonly streamRunEntry?: string;
 }
 
 /** The packages installed beside a function's bundle: exactly those it may load on demand. */
@@ -99,10 +102,49 @@ export const nodejsFunctionBundling: BundlingOptions = {
   },
 };
 
-/** NodejsFunction's `bundling` for a function: the shared options, and what it loads on demand beside it. */
+/**
+ * The esbuild command line that bundles `entry` (relative to `inputDir`) into `outfile` with the
+ * shared options: NodejsFunction takes one entry, so a second bundle beside the handler's is built
+ * by this command after NodejsFunction's own, with the esbuild the project pins.
+ */
+export function esbuildCommandLine(inputDir: string, entry: string, outfile: string): string {
+  const args = [
+    '--bundle',
+    `${inputDir}/${entry}`,
+    `--outfile=${outfile}`,
+    '--platform=node',
+    `--target=${bundle.target}`,
+    `--format=${bundle.format}`,
+    ...(bundle.minify ? ['--minify'] : []),
+    ...(bundle.sourcemap ? ['--sourcemap'] : []),
+    ...bundle.external.map((name) => `--external:${name}`),
+    ...Object.entries(bundle.logOverride).map(([name, level]) => `--log-override:${name}=${level}`),
+    '--log-level=error',
+  ];
+  return ['npx', '--no-install', 'esbuild', ...args]
+    .map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`)
+    .join(' ');
+}
+
+/** NodejsFunction's `bundling` for a function: the shared options, what it loads on demand beside it, and its streamed runs' bundle. */
 export function bundlingOf(needs: OnDemandNeeds): BundlingOptions {
   const nodeModules = onDemandModulesOf(needs);
-  return nodeModules.length ? { ...nodejsFunctionBundling, nodeModules } : nodejsFunctionBundling;
+  const { streamRunEntry } = needs;
+  return {
+    ...nodejsFunctionBundling,
+    ...(nodeModules.length ? { nodeModules } : {}),
+    ...(streamRunEntry
+      ? {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir: string, outputDir: string) => [
+              esbuildCommandLine(inputDir, streamRunEntry, `${outputDir}/${streamRunFile}`),
+            ],
+          },
+        }
+      : {}),
+  };
 }
 
 /** Options for esbuild's JS API (`build`), the same choices as NodejsFunction's command line. */

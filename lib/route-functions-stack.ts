@@ -42,6 +42,7 @@ export class RouteFunctionsStack extends Stack {
         runsBlocks: route.runsBlocks,
         readsSchedules: route.readsSchedules,
         makesOutboundRequests: route.makesOutboundRequests,
+        streamRunEntry: route.streamRunEntry,
         takesIdTokens: props.idTokenIssuer !== undefined && acceptsIdToken(route),
       });
       // Resolved by CloudFormation at deploy time: the function reads it without a call per cold start.

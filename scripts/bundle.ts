@@ -1,6 +1,7 @@
 /**
  * Bundles every route and worker of the catalogue with esbuild, with the same options the CDK app
- * uses (lib/bundling.ts), into dist/functions/<id>/index.js, and prints their sizes. Bundles over
+ * uses (lib/bundling.ts), into dist/functions/<id>/index.js (and, for a route with streamed runs,
+ * their own bundle beside it, as deployed: stream-run.js), and prints their sizes. Bundles over
  * their limit are flagged (an API route 150 KB, any other function 1 MB): cold start grows with
  * bundle size (design §5, "Bundles"); test/infra/bundles.test.ts holds the bundles to them.
  *
@@ -12,6 +13,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { type RouteDefinition, streamRunFile } from '../catalog/route-definition';
 import { routes, workers } from '../catalog/routes';
 import { esbuildBuildOptions } from '../lib/bundling';
 import { fromProjectRoot, projectRoot } from '../lib/project';
@@ -48,10 +50,21 @@ export interface BundleSize {
   bytes: number;
 }
 
+export interface FunctionEntry {
+  id: string;
+  entry: string;
+  /** Bundled as `streamRunFile` beside the handler's bundle (lib/bundling.ts). */
+  streamRunEntry?: string;
+}
+
 /** Every function of the service: the routes, then the workers. */
-export function functionEntries(): { id: string; entry: string }[] {
+export function functionEntries(): FunctionEntry[] {
   return [
-    ...routes.map((route) => ({ id: route.id, entry: route.entry })),
+    ...(routes as readonly RouteDefinition[]).map((route) => ({
+      id: route.id,
+      entry: route.entry,
+      streamRunEntry: route.streamRunEntry,
+    })),
     ...Object.values(workers).map((worker) => ({ id: worker.id, entry: worker.entry })),
   ];
 }
@@ -67,17 +80,32 @@ export async function bundleTo(entry: string, outfile: string): Promise<void> {
   });
 }
 
-/** Bundles every function into dist/functions/<id>/index.js; resolves to their sizes in bytes. */
+/**
+ * Bundles a function into `dir` as deployed: index.js, and its streamed runs' bundle beside it.
+ * Resolves to the handler's bundle.
+ */
+export async function bundleFunctionTo(fn: FunctionEntry, dir: string): Promise<string> {
+  const outfile = join(dir, 'index.js');
+  await Promise.all([
+    bundleTo(fn.entry, outfile),
+    ...(fn.streamRunEntry ? [bundleTo(fn.streamRunEntry, join(dir, streamRunFile))] : []),
+  ]);
+  return outfile;
+}
+
+/**
+ * Bundles every function into dist/functions/<id>/; resolves to the sizes of their index.js in bytes
+ * (what a cold start loads).
+ */
 export async function bundleAll(): Promise<BundleSize[]> {
   await rm(bundleOutputDir, { recursive: true, force: true });
   await mkdir(bundleOutputDir, { recursive: true });
   // The bundles are CommonJS while this package is "type": "module"; this keeps them loadable here.
   await writeFile(join(bundleOutputDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
   return Promise.all(
-    functionEntries().map(async ({ id, entry }) => {
-      const outfile = join(bundleOutputDir, id, 'index.js');
-      await bundleTo(entry, outfile);
-      return { id, bytes: (await stat(outfile)).size };
+    functionEntries().map(async (fn) => {
+      const outfile = await bundleFunctionTo(fn, join(bundleOutputDir, fn.id));
+      return { id: fn.id, bytes: (await stat(outfile)).size };
     }),
   );
 }

@@ -2,19 +2,35 @@
  * Execute: sync (the Express machine), async (`X-Execution-Mode: async`: a job), or streamed
  * (`stream: true` or `X-Stream-Response: true`: server-sent events from the engine run here).
  */
-// First: a bundle started as a sandbox or document worker serves that role (see the module).
-import '../../adapters/worker-roles';
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import { enqueueRun } from '../../core/jobs/service';
 import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/prepare';
-import { prepareStream, streamRun } from '../../core/runs/stream';
+import { streamRunFile } from '../../catalog/route-definition';
 import { executionBucketOf } from '../http/limits';
 import { logger } from '../http/logger';
 import { streamingHttpRoute } from '../http/streaming-route';
 import { executionStarter, syncBudgetInMs } from '../wiring/execution';
 import { prepareDeps } from '../wiring/prepare';
 import { enqueueDeps } from '../wiring/jobs';
+
+type StreamedRuns = typeof import('./stream-run');
+
+/**
+ * The streamed runs' module, loaded on the first streamed run only. The deployed bundle requires
+ * its sibling `stream-run.js` (built from ./stream-run.ts beside index.js); the sources (the local
+ * server, the tests) import the TypeScript module. Both are named through a variable so that
+ * esbuild leaves them out of this bundle.
+ */
+export async function loadStreamedRuns(): Promise<StreamedRuns> {
+  // A CommonJS bundle has no import.meta.url; the sources, ES modules, have one.
+  if (!import.meta.url) {
+    const sibling = `./${streamRunFile}`;
+    return require(sibling) as StreamedRuns;
+  }
+  const source = new URL('./stream-run.ts', import.meta.url).href;
+  return (await import(source)) as StreamedRuns;
+}
 
 export const handler = streamingHttpRoute(
   workflowRoutes,
@@ -35,20 +51,8 @@ export const handler = streamingHttpRoute(
     logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
     if (mode === 'async') return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
     if (streamed) {
-      // Loaded on the first streamed run only: the engine's sandbox and model SDKs are then not
-      // initialised on the cold start of a sync or async request.
-      const { streamDeps } = await import('../wiring/stream');
-      const deps = streamDeps();
-      const prepared = await prepareStream(deps, request, selectedOutputs);
-      sink.start(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        'x-accel-buffering': 'no',
-        // The frames carry no execution id; this names the run's log entry.
-        'x-execution-id': request.executionId,
-      });
-      const outcome = await streamRun(deps, prepared, (frame) => sink.write(frame));
-      sink.end();
+      const { runStreamed } = await loadStreamedRuns();
+      const outcome = await runStreamed(request, selectedOutputs, sink);
       logger.info('Run finished', { success: outcome.success, durationMs: outcome.durationInMs });
       if (outcome.fault) logger.error('Streamed run broke', { error: outcome.fault as Error });
       return undefined;

@@ -39,6 +39,8 @@ export interface ServiceFunctionProps {
   readonly readsSchedules?: boolean;
   /** Makes outbound HTTP requests through the guard: ipaddr.js is installed beside the bundle. */
   readonly makesOutboundRequests?: boolean;
+  /** Module bundled beside the handler's as `stream-run.js`, which the handler loads for streamed runs only. */
+  readonly streamRunEntry?: string;
   readonly environment?: Record<string, string>;
   readonly logRetention?: logs.RetentionDays;
 }
@@ -48,7 +50,10 @@ export class ServiceFunction extends Construct {
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
   readonly access: ResourceAccessGrant;
-  /** NodejsFunction's bundling of this function: the packages it loads on demand are its nodeModules. */
+  /**
+   * NodejsFunction's bundling of this function: the packages it loads on demand are its nodeModules;
+   * a second bundle it loads on demand is built by its afterBundling hook.
+   */
   readonly bundling: nodejs.BundlingOptions;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {

@@ -2,10 +2,15 @@
  * What each function's bundle carries, from esbuild's metafile with the deployed options: no package
  * loaded on demand is inside a bundle, each function is deployed with exactly the on-demand packages
  * its bundle may load installed beside it, the bundles stay within their sizes (cold start grows with
- * a bundle's size), and a bundle that runs blocks serves the worker threads it starts from itself.
+ * a bundle's size), a bundle that runs blocks serves the worker threads it starts from itself, and
+ * the execute route's streamed runs, a bundle of their own beside its index.js, are deployed there
+ * and loaded from there.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { builtinModules, createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { build, type Metafile } from 'esbuild';
@@ -17,31 +22,42 @@ import {
   type WorkerDefinition,
   workers,
 } from '../../catalog/routes';
+import { streamRunFile } from '../../catalog/route-definition';
 import { esbuildBuildOptions, onDemandModules } from '../../lib/bundling';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { fromProjectRoot, projectRoot } from '../../lib/project';
-import { bundleTo, executionStepBundleLimitInBytes, routeBundleLimitInBytes } from '../../scripts/bundle';
+import {
+  bundleFunctionTo,
+  executionStepBundleLimitInBytes,
+  routeBundleLimitInBytes,
+} from '../../scripts/bundle';
 import { synthesizeApp } from './app';
 
 const functions = [
   ...(routes as readonly RouteDefinition[]),
   ...(Object.values(workers) as WorkerDefinition[]),
 ];
+/** Each bundle by function id, and a function's streamed runs' bundle by `<id>/stream-run`. */
 const built = new Map<string, { metafile: Metafile; bytes: number }>();
+const streamRunBundleOf = (id: string) => `${id}/stream-run`;
+const streamingFunctions = (routes as readonly RouteDefinition[]).filter(
+  (route) => route.streamRunEntry !== undefined,
+);
 
 /**
  * The API routes still over 150 KB, each with the most it may weigh (its size when this list was
  * last cut, rounded up): what they carry beyond the other routes is in bench/BUNDLES.md. A route
  * that comes under 150 KB fails here until it is taken off the list.
  */
-const oversizedRoutes: Record<string, number> = {
-  // Runs streamed runs in process: the engine, the sandbox pool, the model gateway, file handling.
-  executeWorkflow: 278,
-};
+const oversizedRoutes: Record<string, number> = {};
 
 beforeAll(async () => {
+  const bundles = [
+    ...functions.map((fn) => ({ id: fn.id, entry: fn.entry })),
+    ...streamingFunctions.map((fn) => ({ id: streamRunBundleOf(fn.id), entry: fn.streamRunEntry ?? '' })),
+  ];
   await Promise.all(
-    functions.map(async (fn) => {
+    bundles.map(async (fn) => {
       const result = await build({
         ...esbuildBuildOptions,
         absWorkingDir: projectRoot,
@@ -63,12 +79,16 @@ const packageOf = (path: string) =>
 const isOnDemand = (path: string) =>
   everyOnDemandPackage.some((name) => path === name || path.includes(`node_modules/${name}/`));
 
-/** The packages a function's bundle loads from beside it: its externals but the AWS SDK and Node's own. */
+/**
+ * The packages a function's bundles (its handler's, and its streamed runs' where it has one) load
+ * from beside them: their externals but the AWS SDK and Node's own.
+ */
 function reachedPackages(id: string): string[] {
-  const output = Object.values(built.get(id)?.metafile.outputs ?? {}).find(
-    (candidate) => candidate.entryPoint,
+  const outputs = [id, streamRunBundleOf(id)].flatMap((bundle) =>
+    Object.values(built.get(bundle)?.metafile.outputs ?? {}).filter((candidate) => candidate.entryPoint),
   );
-  const names = (output?.imports ?? [])
+  const names = outputs
+    .flatMap((output) => output.imports)
     .filter((imported) => imported.external)
     .map((imported) => packageOf(imported.path))
     .filter(
@@ -109,6 +129,19 @@ describe('function bundles', () => {
     expect(bytes).toBeGreaterThan(routeBundleLimitInBytes);
     expect(bytes).toBeLessThanOrEqual(ceilingInKb * 1024);
   });
+
+  it.each(streamingFunctions.map((route) => [route.id]))(
+    "%s's streamed runs are a bundle of their own: the engine is not in the handler's",
+    (id) => {
+      // Assess
+      const carriesEngine = (bundle: string) =>
+        Object.keys(built.get(bundle)?.metafile.inputs ?? {}).some((path) =>
+          path.startsWith('core/engine/run'),
+        );
+      expect(carriesEngine(streamRunBundleOf(id))).toBe(true);
+      expect(carriesEngine(id)).toBe(false);
+    },
+  );
 
   it('executionStep weighs at most 1 MB without what it loads on demand', () => {
     // Assess
@@ -163,20 +196,49 @@ describe('the CDK app', () => {
     }
     expect(installedBeside(deployed.get('listWorkflows'))).toContain('jose');
   });
+
+  it("builds the execute route's streamed runs into its asset beside index.js, and nothing into another's", async () => {
+    // Prepare
+    const deployed = deployedFunctions({});
+    const assetDir = await mkdtemp(join(tmpdir(), 'execute-asset-'));
+
+    // Act: the hooks NodejsFunction runs after its own esbuild, as it runs them (bash, in the project)
+    const commands =
+      deployed.get('executeWorkflow')?.bundling.commandHooks?.afterBundling(projectRoot, assetDir) ?? [];
+    for (const command of commands) execFileSync('bash', ['-c', command], { cwd: projectRoot });
+
+    // Assess
+    expect(existsSync(join(assetDir, streamRunFile))).toBe(true);
+    const sourceMap = JSON.parse(await readFile(join(assetDir, `${streamRunFile}.map`), 'utf8')) as {
+      sources: string[];
+    };
+    expect(sourceMap.sources.some((source) => source.endsWith('functions/workflows/stream-run.ts'))).toBe(
+      true,
+    );
+    expect(sourceMap.sources.some((source) => source.endsWith('core/engine/run.ts'))).toBe(true);
+    const others = functions.filter((fn) => fn.id !== 'executeWorkflow');
+    expect(others.filter((fn) => deployed.get(fn.id)?.bundling.commandHooks).map((fn) => fn.id)).toEqual([]);
+    await rm(assetDir, { recursive: true, force: true });
+  }, 60_000);
 });
 
 describe('a bundle that runs blocks, started as a worker of its own', () => {
   const outDir = fromProjectRoot('dist/test-bundles');
-  const blockRunners = functions.filter((fn) => fn.runsBlocks).map((fn) => [fn.id, fn.entry]);
+  const blockRunners = functions.filter((fn) => fn.runsBlocks).map((fn) => [fn.id]);
 
-  /** The bundle as deployed, beside a package.json that makes it CommonJS. */
-  async function bundleOf(id: string, entry: string): Promise<string> {
-    await rm(join(outDir, id), { recursive: true, force: true });
-    await mkdir(join(outDir, id), { recursive: true });
+  /**
+   * The function's bundles as deployed, beside a package.json that makes them CommonJS; resolves to
+   * the one that runs blocks (a streaming route's streamed runs' bundle, else its index.js).
+   */
+  async function bundleOf(id: string): Promise<string> {
+    const fn = functions.find((candidate) => candidate.id === id) as RouteDefinition | WorkerDefinition;
+    const dir = join(outDir, id);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
     await writeFile(join(outDir, 'package.json'), '{"type": "commonjs"}\n');
-    const outfile = join(outDir, id, 'index.js');
-    await bundleTo(entry, outfile);
-    return outfile;
+    const streamRunEntry = 'streamRunEntry' in fn ? fn.streamRunEntry : undefined;
+    const outfile = await bundleFunctionTo({ id, entry: fn.entry, streamRunEntry }, dir);
+    return streamRunEntry ? join(dir, streamRunFile) : outfile;
   }
 
   function firstAnswer(worker: Worker): Promise<unknown> {
@@ -192,9 +254,9 @@ describe('a bundle that runs blocks, started as a worker of its own', () => {
 
   it.each(blockRunners)(
     '%s reads a document in the worker thread it starts from itself',
-    async (id, entry) => {
+    async (id) => {
       // Prepare
-      const outfile = await bundleOf(id, entry);
+      const outfile = await bundleOf(id);
 
       // Act
       const answer = await firstAnswer(
@@ -216,9 +278,9 @@ describe('a bundle that runs blocks, started as a worker of its own', () => {
 
   it.each(blockRunners)(
     '%s runs a function in the sandbox worker it starts from itself',
-    async (id, entry) => {
+    async (id) => {
       // Prepare
-      const outfile = await bundleOf(id, entry);
+      const outfile = await bundleOf(id);
       const worker = new Worker(outfile, {
         workerData: { role: 'workflow-sandbox-worker', interrupt: new SharedArrayBuffer(4) },
       });
@@ -239,4 +301,28 @@ describe('a bundle that runs blocks, started as a worker of its own', () => {
     },
     60_000,
   );
+});
+
+describe("the execute route's bundle", () => {
+  it('loads its streamed runs from the stream-run.js beside it on the first streamed run', async () => {
+    // Prepare
+    const dir = fromProjectRoot('dist/test-bundles/executeWorkflow-loader');
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await writeFile(fromProjectRoot('dist/test-bundles/package.json'), '{"type": "commonjs"}\n');
+    const route = routes.find((candidate) => candidate.id === 'executeWorkflow') as RouteDefinition;
+    const index = await bundleFunctionTo(route, dir);
+    const require = createRequire(import.meta.url);
+    const handler = require(index) as { loadStreamedRuns(): Promise<{ runStreamed: unknown }> };
+    const streamRun = join(dir, streamRunFile);
+    const loadedBefore = streamRun in require.cache;
+
+    // Act
+    const loaded = await handler.loadStreamedRuns();
+
+    // Assess
+    expect(loadedBefore).toBe(false);
+    expect(typeof loaded.runStreamed).toBe('function');
+    expect(streamRun in require.cache).toBe(true);
+  }, 60_000);
 });
