@@ -70,7 +70,8 @@ describe('startQueuePoller', () => {
     for (const body of ['c', 'd', 'e', 'f', 'g']) {
       await sqsClient().send(new SendMessageCommand({ QueueUrl: target.queueUrl, MessageBody: body }));
     }
-    await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(2));
+    // The second batch comes when the 1 s window ends: wait past it (waitFor gives up after 1 s by default).
+    await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(2), { timeout: 5_000 });
     await poller.stop();
 
     // Assess
