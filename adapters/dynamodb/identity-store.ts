@@ -440,16 +440,6 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
     });
   }
 
-  /** The items of one partition whose sort key starts with `prefix`, strongly consistent. */
-  private queryPartition(pk: string, prefix: string): Promise<Item[]> {
-    return queryAll(this.client, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ConsistentRead: true,
-    });
-  }
-
   private queryUserIndex(userId: string, prefix: string): Promise<Item[]> {
     return queryAll(this.client, {
       TableName: this.tableName,

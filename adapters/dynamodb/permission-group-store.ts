@@ -20,10 +20,8 @@ import type {
 import {
   DynamoTable,
   ENTITIES_TABLE_ENV,
-  type Item,
   isConditionalCheckFailed,
   plain,
-  queryAll,
   withoutAttributes,
 } from './shared';
 
@@ -77,7 +75,7 @@ export class DynamoPermissionGroupStore extends DynamoTable implements Permissio
   }
 
   async listGroups(organizationId: string): Promise<PermissionGroupView[]> {
-    const items = await this.queryOrganization(organizationId, 'PG');
+    const items = await this.queryPartition(`ORG#${organizationId}`, 'PG');
     const members = new Map<string, string[]>();
     for (const item of items) {
       if (!String(item.sk).startsWith(memberPrefix)) continue;
@@ -92,7 +90,7 @@ export class DynamoPermissionGroupStore extends DynamoTable implements Permissio
   }
 
   async listMembers(organizationId: string, groupId: string): Promise<PermissionGroupMembership[]> {
-    const items = await this.queryOrganization(organizationId, memberPrefix);
+    const items = await this.queryPartition(`ORG#${organizationId}`, memberPrefix);
     return items
       .filter((item) => item.groupId === groupId)
       .map((item) => withoutAttributes<PermissionGroupMembership>(item));
@@ -179,14 +177,5 @@ export class DynamoPermissionGroupStore extends DynamoTable implements Permissio
       if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
-  }
-
-  private queryOrganization(organizationId: string, prefix: string): Promise<Item[]> {
-    return queryAll(this.client, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':prefix': prefix },
-      ConsistentRead: true,
-    });
   }
 }

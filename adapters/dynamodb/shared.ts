@@ -59,6 +59,16 @@ export abstract class DynamoTable {
     return item as Item | undefined;
   }
 
+  /** The items of one partition whose sort key starts with `prefix`, strongly consistent. */
+  protected queryPartition(pk: string, prefix: string): Promise<Item[]> {
+    return queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ConsistentRead: true,
+    });
+  }
+
   /**
    * A conditional update (of this table unless another is named): the whole item after it, or
    * undefined when the condition failed.
