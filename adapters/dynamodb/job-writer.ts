@@ -3,7 +3,6 @@
  * back and moving its status. The routes that queue runs use this alone, so their bundles carry
  * none of the reads of the workers that start and settle jobs.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
 import type { ExecutionRequest } from '../../core/runs/types';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
@@ -13,7 +12,6 @@ import {
   EXECUTIONS_TABLE_ENV,
   INLINE_LIMIT_IN_BYTES,
   type Item,
-  isConditionalCheckFailed,
   type JsonBlobStore,
   putIfAbsent,
   requireBlobStore,
@@ -83,32 +81,20 @@ export class DynamoJobWriter
       sets.push(`#${name} = :${name}`);
     }
     const fromList = from.map((_, index) => `:from${index}`).join(', ');
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: jobKey(taskId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          // An expired job is gone for its caller, so it cannot move either.
-          ConditionExpression: `attribute_exists(pk) AND #status IN (${fromList}) AND #ttl > :now`,
-          ExpressionAttributeNames: { ...names, '#ttl': 'ttl' },
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes ? withoutAttributes<Job>(Attributes as Item, internalJobAttributes) : undefined;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
+    const item = await this.updateWhere({
+      Key: jobKey(taskId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      // An expired job is gone for its caller, so it cannot move either.
+      ConditionExpression: `attribute_exists(pk) AND #status IN (${fromList}) AND #ttl > :now`,
+      ExpressionAttributeNames: { ...names, '#ttl': 'ttl' },
+      ExpressionAttributeValues: values,
+    });
+    return item && withoutAttributes<Job>(item, internalJobAttributes);
   }
 
   protected async getItem(taskId: string): Promise<Item | undefined> {
-    const { Item: item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: jobKey(taskId), ConsistentRead: true }),
-    );
-    if (!item || this.isExpired(item)) return undefined;
-    return item as Item;
+    const item = await this.get(jobKey(taskId));
+    return item && !this.isExpired(item) ? item : undefined;
   }
 
   protected isExpired(item: Item): boolean {
