@@ -27,6 +27,7 @@ import type {
   ExecutionState,
   StepOutcome,
 } from '../../core/runs/types';
+import { WriteBatcher } from '../../adapters/aws/write-batcher';
 import { isMetering, meter } from '../../adapters/metering';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 import { checkDefinition, type Definition, type Position, runFrom, stateFailure } from './state-machine';
@@ -354,7 +355,8 @@ const JOURNAL_FILE = 'executions.jsonl';
 /**
  * The async executions, as an append-only file of JSON lines (`executions.jsonl`): each write adds
  * the execution's latest record, and the last line of an execution is what it is. Writes asked for
- * while one is on its way to the file go together in the next append, so a busy machine makes one
+ * while one is on its way to the file go together in the next append (a group commit,
+ * adapters/aws/write-batcher.ts), so a busy machine makes one
  * append for many executions. The records are kept in memory too: a change (a stop) is made to the
  * latest record, whether or not it has reached the file, and is appended after it, so a stop that
  * comes in while a position is being written is never overwritten. An ended execution is kept as
@@ -367,9 +369,6 @@ function openJournal(dir: string, endedRetentionInMs: number) {
   const file = join(dir, JOURNAL_FILE);
   const kept = new Map<string, Kept>();
   let linesInFile = 0;
-  let pending: string[] = [];
-  let flushed: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
-  let flushing = false;
 
   const lineOf = (id: string, record: Kept): string => {
     const line: JournalLine = { id, status: record.status, at: record.updatedAtInMs };
@@ -400,35 +399,26 @@ function openJournal(dir: string, endedRetentionInMs: number) {
     linesInFile = kept.size;
   };
 
-  const flush = async (): Promise<void> => {
-    while (pending.length > 0) {
-      const lines = pending;
-      const waiting = flushed;
-      pending = [];
-      flushed = [];
-      try {
-        // Rewritten instead when the file holds four times the lines it needs: the memory has them all.
-        if (linesInFile + lines.length > Math.max(1_000, 4 * kept.size)) await rewrite();
-        else {
-          await appendFile(file, `${lines.join('\n')}\n`);
-          linesInFile += lines.length;
-        }
-        for (const waiter of waiting) waiter.resolve();
-      } catch (error) {
-        for (const waiter of waiting) waiter.reject(error);
-      }
+  // One append at a time; the lines of writes asked for meanwhile go together in the next.
+  const appendLines = async (lines: readonly string[]): Promise<void> => {
+    // Rewritten instead when the file holds four times the lines it needs: the memory has them all.
+    if (linesInFile + lines.length > Math.max(1_000, 4 * kept.size)) await rewrite();
+    else {
+      await appendFile(file, `${lines.join('\n')}\n`);
+      linesInFile += lines.length;
     }
-    flushing = false;
   };
+  const appender = new WriteBatcher<string>({
+    maxItemsPerBatch: Number.MAX_SAFE_INTEGER,
+    writeOne: (line) => appendLines([line]),
+    writeBatch: async (lines) => {
+      await appendLines(lines);
+      return lines.map(() => undefined);
+    },
+  });
   const append = (id: string, record: Kept): Promise<void> => {
     kept.set(id, record);
-    pending.push(lineOf(id, record));
-    const written = new Promise<void>((resolve, reject) => flushed.push({ resolve, reject }));
-    if (!flushing) {
-      flushing = true;
-      void flush();
-    }
-    return written;
+    return appender.write(lineOf(id, record));
   };
 
   const load = async () => {
