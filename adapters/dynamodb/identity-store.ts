@@ -290,14 +290,8 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
     workspaceId: string,
     userId: string,
   ): Promise<WorkspaceMembership | undefined> {
-    const result = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: workspaceMemberKey(workspaceId, userId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return result.Attributes && withoutAttributes<WorkspaceMembership>(result.Attributes);
+    const deleted = await this.deleteItem(workspaceMemberKey(workspaceId, userId));
+    return deleted && withoutAttributes<WorkspaceMembership>(deleted);
   }
 
   async listWorkspaceMembershipsOfUser(userId: string): Promise<WorkspaceMembership[]> {
@@ -387,20 +381,14 @@ export class DynamoIdentityStore extends DynamoTable implements IdentityStore {
     organizationId: string,
     userId: string,
   ): Promise<OrganizationMembership | undefined> {
-    const result = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: organizationMemberKey(organizationId, userId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const deleted = await this.deleteItem(organizationMemberKey(organizationId, userId));
     await this.updateWhere({
       Key: userKey(userId),
       UpdateExpression: 'REMOVE organizationId',
       ConditionExpression: 'organizationId = :org',
       ExpressionAttributeValues: { ':org': organizationId },
     });
-    return result.Attributes && withoutAttributes<OrganizationMembership>(result.Attributes);
+    return deleted && withoutAttributes<OrganizationMembership>(deleted);
   }
 
   /** The organizations a user belongs to (their plan applies to the user's rate limits). */

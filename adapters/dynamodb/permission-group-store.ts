@@ -64,14 +64,8 @@ export class DynamoPermissionGroupStore extends DynamoTable implements Permissio
     for (const member of await this.listMembers(organizationId, groupId)) {
       await this.removeMember(organizationId, groupId, member.userId);
     }
-    const { Attributes } = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: groupKey(organizationId, groupId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return Attributes && withoutAttributes<PermissionGroup>(Attributes);
+    const deleted = await this.deleteItem(groupKey(organizationId, groupId));
+    return deleted && withoutAttributes<PermissionGroup>(deleted);
   }
 
   async listGroups(organizationId: string): Promise<PermissionGroupView[]> {

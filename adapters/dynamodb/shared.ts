@@ -4,6 +4,7 @@
  */
 import {
   BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -57,6 +58,14 @@ export abstract class DynamoTable {
       new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
     );
     return item as Item | undefined;
+  }
+
+  /** Deletes one item by its key: the item as it was, or undefined when there was none. */
+  protected async deleteItem(key: { pk: string; sk: string }): Promise<Item | undefined> {
+    const { Attributes } = await this.client.send(
+      new DeleteCommand({ TableName: this.tableName, Key: key, ReturnValues: 'ALL_OLD' }),
+    );
+    return Attributes as Item | undefined;
   }
 
   /** The items of one partition whose sort key starts with `prefix`, strongly consistent. */
