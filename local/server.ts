@@ -12,6 +12,7 @@ import { defaultMemoryInMb, defaultTimeoutInSeconds } from '../catalog/function-
 import { type RouteDefinition, routes } from '../catalog/routes';
 import type { ResponseSink } from '../functions/http/streaming-route';
 import { type FormPages, startFormPages } from './form-pages';
+import { localLambdaContext } from './lambda-context';
 import { moduleUrlOf } from './modules';
 import { isMetering, meter } from '../adapters/metering';
 
@@ -184,24 +185,6 @@ function startInvocation(route: RouteDefinition) {
   };
 }
 
-function lambdaContext(route: RouteDefinition, timeoutInMs: number): Context {
-  const deadline = Date.now() + timeoutInMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: route.id,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${route.id}`,
-    memoryLimitInMB: String(routeMemoryInMb(route)),
-    awsRequestId: randomUUID(),
-    logGroupName: `/local/${route.id}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 /** Each write goes out at once as a chunk (chunked transfer), as API Gateway streams it. */
 function nodeSink(response: ServerResponse): ResponseSink {
   return {
@@ -292,7 +275,11 @@ export async function startLocalServer(options: {
       if (body === 'too large') return refuseTooLarge(response);
       const { route, handler } = found.candidate;
       const event = toEvent(request, url, route, found.pathParameters, body);
-      const context = lambdaContext(route, (route.timeoutInSeconds ?? defaultTimeoutInSeconds) * 1000);
+      const context = localLambdaContext(
+        route.id,
+        route.timeoutInSeconds ?? defaultTimeoutInSeconds,
+        routeMemoryInMb(route),
+      );
       const invocation = startInvocation(route);
       if (route.streaming && handler.stream) {
         await handler.stream(event, nodeSink(response), context);
