@@ -1,6 +1,7 @@
 /** The Lambda context a local invocation gets: the fields handlers and Powertools read. */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import { isMetering, meter } from '../adapters/metering';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
 
 export function localLambdaContext(
@@ -22,5 +23,18 @@ export function localLambdaContext(
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
+  };
+}
+
+/**
+ * Times one local invocation for the cost model when it listens (adapters/metering.ts): `end()`
+ * meters it as Lambda bills it, by memory and duration. Undefined when nothing listens.
+ */
+export function startInvocationMetering(functionId: string, memoryInMb: number) {
+  if (!isMetering()) return undefined;
+  const startedInMs = performance.now();
+  return {
+    end: () =>
+      meter({ kind: 'lambda', functionId, memoryInMb, durationInMs: performance.now() - startedInMs }),
   };
 }

@@ -12,7 +12,7 @@ import { defaultMemoryInMb, defaultTimeoutInSeconds } from '../catalog/function-
 import { type RouteDefinition, routes } from '../catalog/routes';
 import type { ResponseSink } from '../functions/http/streaming-route';
 import { type FormPages, startFormPages } from './form-pages';
-import { localLambdaContext } from './lambda-context';
+import { localLambdaContext, startInvocationMetering } from './lambda-context';
 import { moduleUrlOf } from './modules';
 import { isMetering, meter } from '../adapters/metering';
 
@@ -173,16 +173,7 @@ function routeMemoryInMb(route: RouteDefinition): number {
 function startInvocation(route: RouteDefinition) {
   if (!isMetering()) return undefined;
   meter({ kind: 'apiRequest', routeId: route.id });
-  const startedInMs = performance.now();
-  return {
-    end: () =>
-      meter({
-        kind: 'lambda',
-        functionId: route.id,
-        memoryInMb: routeMemoryInMb(route),
-        durationInMs: performance.now() - startedInMs,
-      }),
-  };
+  return startInvocationMetering(route.id, routeMemoryInMb(route));
 }
 
 /** Each write goes out at once as a chunk (chunked transfer), as API Gateway streams it. */

@@ -9,9 +9,8 @@ import { taskWorkers } from '../catalog/execution-definition';
 import { type WorkerDefinition, workers } from '../catalog/routes';
 import { sqsClient } from '../adapters/aws/clients';
 import type { ExecutionRequest } from '../core/runs/types';
-import { localLambdaContext } from './lambda-context';
+import { localLambdaContext, startInvocationMetering } from './lambda-context';
 import { moduleUrlOf } from './modules';
-import { isMetering, meter } from '../adapters/metering';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
 import { type QueuePoller, startQueuePoller } from './stack/queue-poller';
 import { createLocalExecutionStarter, type LocalExecutionStarter } from './stack/step-functions';
@@ -52,17 +51,14 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
     }),
   );
   const invoke = async (worker: WorkerDefinition, event: unknown) => {
-    const startedInMs = performance.now();
+    const invocation = startInvocationMetering(worker.id, worker.memoryInMb);
     try {
       return await (handlers.get(worker.id) as Handler)(
         event as never,
         localLambdaContext(worker.id, worker.timeoutInSeconds, worker.memoryInMb),
       );
     } finally {
-      if (isMetering()) {
-        const durationInMs = performance.now() - startedInMs;
-        meter({ kind: 'lambda', functionId: worker.id, memoryInMb: worker.memoryInMb, durationInMs });
-      }
+      invocation?.end();
     }
   };
 
