@@ -267,15 +267,14 @@ export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLog
     };
     // Trace spans nest deeper than DynamoDB's 32 levels of maps allow: they travel as JSON text.
     const dataJson = JSON.stringify({ executionData, ...(workflowState ? { workflowState } : {}) });
-    if (Buffer.byteLength(dataJson, 'utf8') <= INLINE_DATA_LIMIT_IN_BYTES) {
+    const dataSizeInBytes = Buffer.byteLength(dataJson, 'utf8');
+    if (dataSizeInBytes <= INLINE_DATA_LIMIT_IN_BYTES) {
       const dataGzip = gzipSync(dataJson);
-      return dataGzip.length < Buffer.byteLength(dataJson, 'utf8')
-        ? { ...base, dataGzip }
-        : { ...base, dataJson };
+      return dataGzip.length < dataSizeInBytes ? { ...base, dataGzip } : { ...base, dataJson };
     }
     const blobs = requireBlobStore(
       this.blobStore,
-      `The execution data of execution ${entry.executionId} is ${Buffer.byteLength(dataJson, 'utf8')} bytes`,
+      `The execution data of execution ${entry.executionId} is ${dataSizeInBytes} bytes`,
     );
     const key = logDataBlobKey(entry.executionId);
     await blobs.putJsonText(key, dataJson);
