@@ -3,6 +3,7 @@ import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import { newId } from '../ids';
 import { organizationRolesWithWorkspaceAdmin, requireWorkspaceAccess, workspaceAccessOf } from './access';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './api-keys';
+import { requireOrganization } from './organizations';
 import type {
   ApiKeyRecord,
   IdentityStore,
@@ -152,8 +153,7 @@ export async function createWorkspace(
 }
 
 async function requireOrganizationOfOwner(deps: IdentityDeps, organizationId: string, ownerId: string) {
-  const organization = await deps.store.getOrganization(organizationId);
-  if (!organization) throw new NotFoundError(`Organization ${organizationId} not found`);
+  await requireOrganization(deps, organizationId);
   if (!(await deps.store.getOrganizationMembership(organizationId, ownerId))) {
     throw new ValidationError(`User ${ownerId} is not a member of organization ${organizationId}`, [
       { path: 'organizationId', message: 'The owner must be a member of the organization' },
