@@ -1,7 +1,7 @@
 /** Identity use cases: users, API keys, workspaces, organizations and their members. */
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import { newId } from '../ids';
-import { organizationRolesWithWorkspaceAdmin, requireWorkspaceAccess, workspaceAccessOf } from './access';
+import { administersWorkspaces, requireWorkspaceAccess, workspaceAccessOf } from './access';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './api-keys';
 import { requireOrganization } from './organizations';
 import type {
@@ -186,7 +186,7 @@ export async function listWorkspaces(deps: IdentityDeps, principal: Principal): 
 async function administeredOrganizationWorkspaces(deps: IdentityDeps, user: User): Promise<Workspace[]> {
   if (!user.organizationId) return [];
   const role = await deps.store.getOrganizationMembership(user.organizationId, user.id);
-  if (!role || !organizationRolesWithWorkspaceAdmin.includes(role.role)) return [];
+  if (!role || !administersWorkspaces(role.role)) return [];
   return deps.store.listOrganizationWorkspaces(user.organizationId);
 }
 
