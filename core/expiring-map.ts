@@ -33,3 +33,18 @@ export class ExpiringMap<V> {
     this.entries.delete(key);
   }
 }
+
+/**
+ * `write`, with `forget(key)` before and after it: a read that began before the write and ends
+ * after it may have kept the old value again, and the second forget drops that.
+ */
+export async function forgettingAround<T>(
+  forget: (key: string) => void,
+  key: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  forget(key);
+  const result = await write();
+  forget(key);
+  return result;
+}

@@ -14,7 +14,9 @@ export function roleMeets(granted: OrganizationRole, needed: OrganizationRole): 
 }
 
 /** The owner and the admins of an organization administer every workspace that belongs to it. */
-export const organizationRolesWithWorkspaceAdmin: readonly OrganizationRole[] = ['owner', 'admin'];
+export function administersWorkspaces(role: OrganizationRole): boolean {
+  return roleMeets(role, 'admin');
+}
 
 type AccessStore = Pick<
   IdentityStore,
@@ -37,7 +39,7 @@ export async function workspaceAccessOf(
   const workspace = await store.getWorkspace(workspaceId);
   if (!workspace?.organizationId) return membership;
   const role = await store.getOrganizationMembership(workspace.organizationId, userId);
-  if (role && organizationRolesWithWorkspaceAdmin.includes(role.role)) {
+  if (role && administersWorkspaces(role.role)) {
     return { workspaceId, userId, permissions: 'admin' };
   }
   return membership;

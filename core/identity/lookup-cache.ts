@@ -9,7 +9,7 @@
  * once, and a wrong key costs the read it always did.
  */
 import { BoundedMap } from '../bounded-map';
-import { ExpiringMap, type ExpiryOptions } from '../expiring-map';
+import { ExpiringMap, type ExpiryOptions, forgettingAround } from '../expiring-map';
 import { overridden } from '../overridden';
 import type { ApiKeyRecord, IdentityStore, WorkspaceMembership } from './types';
 
@@ -22,6 +22,7 @@ export function withLookupCache(store: IdentityStore, options: LookupCacheOption
   /** Hashes of the keys kept, by key id: a revocation names the key by its id. */
   const hashesById = new BoundedMap<string, string>(options.maxEntries ?? 10_000);
   const membershipKey = (workspaceId: string, userId: string) => `${workspaceId}#${userId}`;
+  const forgetMembership = (key: string) => memberships.delete(key);
   const overrides: Partial<IdentityStore> = {
     async findApiKeyByHash(hash) {
       const record = await keys.get(hash, () => store.findApiKeyByHash(hash));
@@ -40,16 +41,17 @@ export function withLookupCache(store: IdentityStore, options: LookupCacheOption
         store.getWorkspaceMembership(workspaceId, userId),
       );
     },
-    async putWorkspaceMembership(membership) {
-      memberships.delete(membershipKey(membership.workspaceId, membership.userId));
-      await store.putWorkspaceMembership(membership);
-      memberships.delete(membershipKey(membership.workspaceId, membership.userId));
+    putWorkspaceMembership(membership) {
+      return forgettingAround(
+        forgetMembership,
+        membershipKey(membership.workspaceId, membership.userId),
+        () => store.putWorkspaceMembership(membership),
+      );
     },
-    async deleteWorkspaceMembership(workspaceId, userId) {
-      memberships.delete(membershipKey(workspaceId, userId));
-      const deleted = await store.deleteWorkspaceMembership(workspaceId, userId);
-      memberships.delete(membershipKey(workspaceId, userId));
-      return deleted;
+    deleteWorkspaceMembership(workspaceId, userId) {
+      return forgettingAround(forgetMembership, membershipKey(workspaceId, userId), () =>
+        store.deleteWorkspaceMembership(workspaceId, userId),
+      );
     },
   };
   return overridden(store, overrides);

@@ -87,6 +87,19 @@ export async function listOrganizationWorkspaces(
   return deps.store.listOrganizationWorkspaces(organizationId);
 }
 
+/** The organization and `userId`'s membership of it; a 404 naming which one is missing. */
+async function requireMember(
+  deps: IdentityDeps,
+  organizationId: string,
+  userId: string,
+): Promise<{ organization: Organization; membership: OrganizationMembership }> {
+  const organization = await requireOrganization(deps, organizationId);
+  const membership = await deps.store.getOrganizationMembership(organizationId, userId);
+  if (!membership)
+    throw new NotFoundError(`User ${userId} is not a member of organization ${organizationId}`);
+  return { organization, membership };
+}
+
 /**
  * Sets a member's role to `member` or `admin`. There is one owner, set when the organization is
  * created: the owner's role does not change and nobody else becomes owner this way.
@@ -95,11 +108,7 @@ export async function changeOrganizationRole(
   deps: IdentityDeps,
   input: { organizationId: string; userId: string; role: OrganizationRole },
 ): Promise<OrganizationMembership> {
-  const organization = await requireOrganization(deps, input.organizationId);
-  const current = await deps.store.getOrganizationMembership(input.organizationId, input.userId);
-  if (!current) {
-    throw new NotFoundError(`User ${input.userId} is not a member of organization ${input.organizationId}`);
-  }
+  const { organization, membership: current } = await requireMember(deps, input.organizationId, input.userId);
   if (organization.ownerId === input.userId || input.role === 'owner') {
     throw new ValidationError('The organization has one owner, set when it was created', [
       { path: 'role', message: 'The owner stays owner and no other member becomes owner' },
@@ -119,15 +128,12 @@ export async function removeOrganizationMember(
   organizationId: string,
   userId: string,
 ): Promise<OrganizationMembership> {
-  const organization = await requireOrganization(deps, organizationId);
+  const { organization, membership } = await requireMember(deps, organizationId, userId);
   if (organization.ownerId === userId) {
     throw new ValidationError('The organization owner cannot be removed', [
       { path: 'userId', message: 'This user owns the organization' },
     ]);
   }
-  const membership = await deps.store.getOrganizationMembership(organizationId, userId);
-  if (!membership)
-    throw new NotFoundError(`User ${userId} is not a member of organization ${organizationId}`);
   // Workspaces first: a retried call after a failure still finds the membership and finishes.
   for (const workspace of await deps.store.listOrganizationWorkspaces(organizationId)) {
     if (workspace.ownerId !== userId) await deps.store.deleteWorkspaceMembership(workspace.id, userId);

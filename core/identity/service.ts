@@ -1,8 +1,9 @@
 /** Identity use cases: users, API keys, workspaces, organizations and their members. */
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import { newId } from '../ids';
-import { organizationRolesWithWorkspaceAdmin, requireWorkspaceAccess, workspaceAccessOf } from './access';
+import { administersWorkspaces, requireWorkspaceAccess, workspaceAccessOf } from './access';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from './api-keys';
+import { requireOrganization } from './organizations';
 import type {
   ApiKeyRecord,
   IdentityStore,
@@ -152,8 +153,7 @@ export async function createWorkspace(
 }
 
 async function requireOrganizationOfOwner(deps: IdentityDeps, organizationId: string, ownerId: string) {
-  const organization = await deps.store.getOrganization(organizationId);
-  if (!organization) throw new NotFoundError(`Organization ${organizationId} not found`);
+  await requireOrganization(deps, organizationId);
   if (!(await deps.store.getOrganizationMembership(organizationId, ownerId))) {
     throw new ValidationError(`User ${ownerId} is not a member of organization ${organizationId}`, [
       { path: 'organizationId', message: 'The owner must be a member of the organization' },
@@ -186,7 +186,7 @@ export async function listWorkspaces(deps: IdentityDeps, principal: Principal): 
 async function administeredOrganizationWorkspaces(deps: IdentityDeps, user: User): Promise<Workspace[]> {
   if (!user.organizationId) return [];
   const role = await deps.store.getOrganizationMembership(user.organizationId, user.id);
-  if (!role || !organizationRolesWithWorkspaceAdmin.includes(role.role)) return [];
+  if (!role || !administersWorkspaces(role.role)) return [];
   return deps.store.listOrganizationWorkspaces(user.organizationId);
 }
 

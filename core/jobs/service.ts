@@ -6,6 +6,7 @@
  * retried Finalize or a cancel racing the run's end each change the job at most once, and a
  * finished job never changes again.
  */
+import { BoundedMap } from '../bounded-map';
 import { type FilePresigner, withFreshFileUrls } from '../files/collect';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Principal } from '../identity/service';
@@ -140,15 +141,12 @@ export function durationSampler(
   nowInMs: () => number = Date.now,
   maxWorkflows = 1000,
 ): (workflowId: string) => boolean {
-  const recordedAtInMs = new Map<string, number>();
+  const recordedAtInMs = new BoundedMap<string, number>(maxWorkflows);
   return (workflowId) => {
     const now = nowInMs();
     const last = recordedAtInMs.get(workflowId);
     if (last !== undefined && now - last < intervalInMs) return false;
-    recordedAtInMs.delete(workflowId);
     recordedAtInMs.set(workflowId, now);
-    if (recordedAtInMs.size > maxWorkflows)
-      recordedAtInMs.delete(recordedAtInMs.keys().next().value as string);
     return true;
   };
 }

@@ -9,7 +9,7 @@
  * instance) within `ttlInMs`. Management routes (create's per-channel limit, list, get) always read
  * the store; only event matching uses the kept copy.
  */
-import { ExpiringMap, type ExpiryOptions } from '../expiring-map';
+import { ExpiringMap, type ExpiryOptions, forgettingAround } from '../expiring-map';
 import { overridden } from '../overridden';
 import type { NotificationRecord, NotificationStore } from './types';
 
@@ -40,18 +40,12 @@ export function forgettingSubscriptionWrites(
   store: NotificationStore,
   cache: Pick<SubscriptionCache, 'forget'>,
 ): NotificationStore {
+  const forget = (workspaceId: string) => cache.forget(workspaceId);
   const overrides: Partial<NotificationStore> = {
-    async putNotification(record) {
-      cache.forget(record.workspaceId);
-      await store.putNotification(record);
-      cache.forget(record.workspaceId);
-    },
-    async deleteNotification(workspaceId, id) {
-      cache.forget(workspaceId);
-      const deleted = await store.deleteNotification(workspaceId, id);
-      cache.forget(workspaceId);
-      return deleted;
-    },
+    putNotification: (record) =>
+      forgettingAround(forget, record.workspaceId, () => store.putNotification(record)),
+    deleteNotification: (workspaceId, id) =>
+      forgettingAround(forget, workspaceId, () => store.deleteNotification(workspaceId, id)),
   };
   return overridden(store, overrides);
 }

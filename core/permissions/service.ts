@@ -59,9 +59,13 @@ async function requireManager(deps: PermissionGroupDeps, principal: Principal, o
   await requireOrganizationRole({ store: deps.identity }, principal, organizationId, 'admin');
 }
 
+function groupNotFound(groupId: string): NotFoundError {
+  return new NotFoundError(`Permission group ${groupId} not found`);
+}
+
 async function requireGroup(deps: PermissionGroupDeps, organizationId: string, groupId: string) {
   const group = await deps.groups.getGroup(organizationId, groupId);
-  if (!group) throw new NotFoundError(`Permission group ${groupId} not found`);
+  if (!group) throw groupNotFound(groupId);
   return group;
 }
 
@@ -130,7 +134,7 @@ export async function updatePermissionGroup(
   };
   for (const name of switchNames) if (patch[name] !== undefined) changed[name] = patch[name];
   const updated = await deps.groups.updateGroup(changed);
-  if (!updated) throw new NotFoundError(`Permission group ${groupId} not found`);
+  if (!updated) throw groupNotFound(groupId);
   return viewOf(deps, updated);
 }
 
@@ -142,7 +146,7 @@ export async function deletePermissionGroup(
 ): Promise<PermissionGroup> {
   await requireManager(deps, principal, organizationId);
   const deleted = await deps.groups.deleteGroup(organizationId, groupId);
-  if (!deleted) throw new NotFoundError(`Permission group ${groupId} not found`);
+  if (!deleted) throw groupNotFound(groupId);
   return deleted;
 }
 

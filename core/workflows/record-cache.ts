@@ -4,7 +4,7 @@
  * deploy, an undeploy, a delete) drops the record at once; one made through another process
  * (another Lambda instance) is used by runs within `ttlInMs`, as is the deployment a run starts.
  */
-import { ExpiringMap, type ExpiryOptions } from '../expiring-map';
+import { ExpiringMap, type ExpiryOptions, forgettingAround } from '../expiring-map';
 import { overridden } from '../overridden';
 import type { WorkflowRecord, WorkflowStore } from './types';
 
@@ -29,17 +29,12 @@ export function forgettingWrites(
   store: WorkflowStore,
   cache: Pick<WorkflowRecordCache, 'forget'>,
 ): WorkflowStore {
+  const forget = (workflowId: string) => cache.forget(workflowId);
   const overrides: Partial<WorkflowStore> = {
-    async putWorkflow(workflow, expectedRevision) {
-      cache.forget(workflow.id);
-      await store.putWorkflow(workflow, expectedRevision);
-      cache.forget(workflow.id);
-    },
-    async deleteWorkflow(workflowId) {
-      cache.forget(workflowId);
-      await store.deleteWorkflow(workflowId);
-      cache.forget(workflowId);
-    },
+    putWorkflow: (workflow, expectedRevision) =>
+      forgettingAround(forget, workflow.id, () => store.putWorkflow(workflow, expectedRevision)),
+    deleteWorkflow: (workflowId) =>
+      forgettingAround(forget, workflowId, () => store.deleteWorkflow(workflowId)),
   };
   return overridden(store, overrides);
 }

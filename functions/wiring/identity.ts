@@ -1,4 +1,4 @@
-import { dynamoDocumentClient, requireEnv } from '../../adapters/aws/clients';
+import { requireEnv } from '../../adapters/aws/clients';
 import { DynamoIdentityStore } from '../../adapters/dynamodb/identity-store';
 import { JoseIdTokenVerifier } from '../../adapters/oidc/id-token-verifier';
 import type { IdTokenVerifier } from '../../core/identity/id-tokens';
@@ -6,6 +6,7 @@ import { ENTITIES_TABLE_ENV } from '../../adapters/dynamodb/shared';
 import type { IdentityDeps } from '../../core/identity/service';
 import { withLookupCache } from '../../core/identity/lookup-cache';
 import type { IdentityStore } from '../../core/identity/types';
+import { keptPerClient } from './per-client';
 
 /**
  * How long a warm function keeps an API key's record, a workspace membership and a workflow
@@ -20,21 +21,15 @@ export function lookupCacheTtlInMs(): number {
     : 10_000;
 }
 
-let cached: { client: unknown; tableName: string; store: IdentityStore } | undefined;
+/** One store per process, so its lookup cache serves every request. */
+const identityStore = keptPerClient(
+  (): IdentityStore =>
+    withLookupCache(DynamoIdentityStore.fromEnv(), { ttlInMs: lookupCacheTtlInMs(), nowInMs: Date.now }),
+  () => requireEnv(ENTITIES_TABLE_ENV),
+);
 
-/** One store per process, so its lookup cache serves every request (made again when the local stack moves). */
 export function identityDeps(): IdentityDeps {
-  const client = dynamoDocumentClient();
-  const tableName = requireEnv(ENTITIES_TABLE_ENV);
-  if (cached?.client !== client || cached.tableName !== tableName) {
-    const store = new DynamoIdentityStore({ client, tableName });
-    cached = {
-      client,
-      tableName,
-      store: withLookupCache(store, { ttlInMs: lookupCacheTtlInMs(), nowInMs: Date.now }),
-    };
-  }
-  return { store: cached.store, now: () => new Date() };
+  return { store: identityStore(), now: () => new Date() };
 }
 
 let verifier: { key: string; verifier: IdTokenVerifier } | undefined;

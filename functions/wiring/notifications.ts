@@ -8,34 +8,26 @@ import { workflowDeps } from './workflows';
 import type { InactivityDeps, NotificationDeps } from '../../core/notifications/service';
 import { environmentCipher } from './environment';
 import { identityDeps, lookupCacheTtlInMs } from './identity';
+import { keptPerClient } from './per-client';
 import { blobStore } from './storage';
-import { dynamoDocumentClient } from '../../adapters/aws/clients';
 import {
   cachedSubscriptions,
   forgettingSubscriptionWrites,
   type SubscriptionCache,
 } from '../../core/notifications/subscription-cache';
 
-let subscriptions: { client: unknown; cache: SubscriptionCache } | undefined;
-
 /**
- * The subscriptions the worker matches events against, one cache per process (made again when the
- * local stack moves), kept for `LOOKUP_CACHE_TTL_MS` like the run path's other lookups (./identity.ts).
- * The worker (./notification-worker.ts) reads through it; the routes' writes here drop its entries.
+ * The subscriptions the worker matches events against, one cache per process, kept for
+ * `LOOKUP_CACHE_TTL_MS` like the run path's other lookups (./identity.ts). The worker
+ * (./notification-worker.ts) reads through it; the routes' writes here drop its entries.
  */
-export function subscriptionCache(): SubscriptionCache {
-  const client = dynamoDocumentClient();
-  if (subscriptions?.client !== client) {
-    subscriptions = {
-      client,
-      cache: cachedSubscriptions(DynamoNotificationStore.fromEnv(), {
-        ttlInMs: lookupCacheTtlInMs(),
-        nowInMs: Date.now,
-      }),
-    };
-  }
-  return subscriptions.cache;
-}
+export const subscriptionCache = keptPerClient(
+  (): SubscriptionCache =>
+    cachedSubscriptions(DynamoNotificationStore.fromEnv(), {
+      ttlInMs: lookupCacheTtlInMs(),
+      nowInMs: Date.now,
+    }),
+);
 
 export function notificationDeps(): NotificationDeps {
   return {

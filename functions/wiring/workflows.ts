@@ -1,4 +1,3 @@
-import { dynamoDocumentClient } from '../../adapters/aws/clients';
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import {
   cachedWorkflowRecords,
@@ -7,25 +6,20 @@ import {
 } from '../../core/workflows/record-cache';
 import type { WorkflowDeps } from '../../core/workflows/service';
 import { identityDeps, lookupCacheTtlInMs } from './identity';
+import { keptPerClient } from './per-client';
 import { blobStore } from './storage';
 
-let records: { client: unknown; cache: WorkflowRecordCache } | undefined;
-
 /**
- * The workflow records runs read, one cache per process (made again when the local stack moves),
- * kept for `LOOKUP_CACHE_TTL_MS` like the caller's key and membership (./identity.ts).
+ * The workflow records runs read, one cache per process, kept for `LOOKUP_CACHE_TTL_MS` like the
+ * caller's key and membership (./identity.ts).
  */
-export function workflowRecords(): WorkflowRecordCache {
-  const client = dynamoDocumentClient();
-  if (records?.client !== client) {
-    const store = DynamoWorkflowStore.fromEnv({ blobStore: blobStore() });
-    records = {
-      client,
-      cache: cachedWorkflowRecords(store, { ttlInMs: lookupCacheTtlInMs(), nowInMs: Date.now }),
-    };
-  }
-  return records.cache;
-}
+export const workflowRecords = keptPerClient(
+  (): WorkflowRecordCache =>
+    cachedWorkflowRecords(DynamoWorkflowStore.fromEnv({ blobStore: blobStore() }), {
+      ttlInMs: lookupCacheTtlInMs(),
+      nowInMs: Date.now,
+    }),
+);
 
 export function workflowDeps(): WorkflowDeps {
   return {
