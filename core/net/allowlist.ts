@@ -11,12 +11,21 @@
  *
  *   OUTBOUND_ALLOWLIST="hooks.intranet, 10.20.0.0/16, 127.0.0.1:4000, [::1]:4000, [fd00::/8]:443"
  */
+import { createRequire } from 'node:module';
 import type * as Ipaddr from 'ipaddr.js';
-import { onDemandModule } from '../on-demand-module';
 
 type Range = [Ipaddr.IPv4 | Ipaddr.IPv6, number];
 
-const loadIpaddr = onDemandModule<typeof Ipaddr>('ipaddr.js');
+let ipaddrModule: typeof Ipaddr | undefined;
+
+function loadIpaddr(): typeof Ipaddr {
+  // A CommonJS bundle has no import.meta.url and requires ipaddr.js from beside it; the sources
+  // (and the local server's ES module build) require it from node_modules.
+  ipaddrModule ??= (
+    import.meta.url ? createRequire(import.meta.url)('ipaddr.js') : require('ipaddr.js')
+  ) as typeof Ipaddr;
+  return ipaddrModule;
+}
 
 type Entry = { kind: 'name'; name: string; port?: number } | { kind: 'range'; range: Range; port?: number };
 

@@ -18,13 +18,20 @@
  * only write a schedule's EventBridge expression or a rate never load it. Synchronously, because
  * the local scheduler evaluates crons in synchronous code.
  */
+import { createRequire } from 'node:module';
 import type { Cron } from 'croner';
 import { ValidationError } from '../errors';
-import { onDemandModule } from '../on-demand-module';
 
 type Croner = typeof import('croner');
 
-const loadCroner = onDemandModule<Croner>('croner');
+let croner: Croner | undefined;
+
+function loadCroner(): Croner {
+  // A CommonJS bundle has no import.meta.url and requires croner from beside it; the sources
+  // (and the local server's ES module build) require it from node_modules.
+  croner ??= (import.meta.url ? createRequire(import.meta.url)('croner') : require('croner')) as Croner;
+  return croner;
+}
 
 export type Timing =
   | { kind: 'cron'; cron: string; timezone: string }
