@@ -1,16 +1,17 @@
 /**
  * AWS list prices the cost model uses (bench/cost/model.ts): us-east-1, on-demand, no free tier,
  * the architecture and table mode the stacks deploy (arm64 Lambdas, on-demand DynamoDB, a REST
- * API, Express machine for sync runs and Standard for async ones). Check them against the AWS
- * pricing pages and move `asOf` when changing a figure.
+ * API, Express machine for sync runs and Standard for async ones). `asOf` is the day every
+ * figure was last checked against the services' pricing pages (aws.amazon.com/<service>/pricing):
+ * move it whenever they are checked again or a figure changes.
  */
 export const prices = {
-  asOf: '2025-06-01',
+  asOf: '2026-11-25',
   region: 'us-east-1',
   /** REST API, first 333 million requests a month. */
   apiGatewayPerMillionRequests: 3.5,
   lambdaPerMillionRequests: 0.2,
-  /** arm64, first 6 billion GB-seconds a month. */
+  /** arm64, first 7.5 billion GB-seconds a month. */
   lambdaPerGbSecond: 0.0000133334,
   stepFunctionsExpressPerMillionRequests: 1.0,
   /** First 1,000 GB-hours a month; billed in 64 MB and 100 ms steps. */
