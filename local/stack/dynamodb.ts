@@ -12,11 +12,12 @@ import {
 import type { RequestListener } from 'node:http';
 import dynalite from 'dynalite';
 import { tables } from '../../catalog/resources';
-import { plainDispatch, registerInProcessEndpoint } from '../../adapters/aws/in-process-transport';
 import { type TableCacheCounts, withTableCache } from './dynalite-caches';
 import { closeServer, httpUrl, listenEphemeral, type RunningService } from './http-server';
 
 export interface RunningDynamoDb extends RunningService {
+  /** dynalite's HTTP request listener, for callers that hand it requests without a socket. */
+  listener: RequestListener;
   /** How often dynalite's item calls found their table's description in its cache (dynalite-caches.ts). */
   tableCache: TableCacheCounts;
 }
@@ -28,16 +29,11 @@ export async function startDynamoDb(path: string, host: string): Promise<Running
   );
   const port = await listenEphemeral(server, host);
   const endpoint = httpUrl(host, port);
-  // The service's own clients in this process skip TCP and HTTP parsing (adapters/aws/in-process-transport.ts).
-  const unregister = registerInProcessEndpoint(
-    endpoint,
-    plainDispatch(server.listeners('request')[0] as RequestListener),
-  );
   return {
     endpoint,
+    listener: server.listeners('request')[0] as RequestListener,
     tableCache: counts,
     stop: () => {
-      unregister();
       // dynalite's own close stops the HTTP server, then closes LevelDB, which releases its LOCK file.
       return closeServer(server, (done) => server.close(done));
     },

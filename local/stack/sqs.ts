@@ -34,7 +34,6 @@ import {
 } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import { queues } from '../../catalog/resources';
-import { plainDispatch, registerInProcessEndpoint } from '../../adapters/aws/in-process-transport';
 import { httpUrl, type RunningService } from './http-server';
 import { type FauxSqsStore, QueueJournal, readJournal, restoreInto } from './sqs-journal';
 
@@ -46,8 +45,11 @@ const READ_ONLY_ACTIONS = new Set(['GetQueueUrl', 'ListQueues', 'GetQueueAttribu
 type Stores = NonNullable<NonNullable<Parameters<typeof buildApp>[0]>['stores']>;
 
 export interface RunningSqs extends RunningService {
-  /** Creates the catalogue queues and their DLQs (if absent) and answers every queue's URL by name. */
-  ensureQueues(client: SQSClient): Promise<Record<string, string>>;
+  /**
+   * fastify's HTTP request listener, for callers that hand it requests without a socket: it runs the
+   * same hooks (the journal's among them) as a request over the wire.
+   */
+  listener: RequestListener;
 }
 
 export async function startSqs(directory: string, host: string): Promise<RunningSqs> {
@@ -88,25 +90,18 @@ export async function startSqs(directory: string, host: string): Promise<Running
     await app.close();
     throw error;
   }
-  // The service's own clients in this process skip TCP and HTTP parsing (adapters/aws/in-process-transport.ts);
-  // fastify's request listener runs the same hooks (the journal's among them) as a request over the wire.
-  const unregister = registerInProcessEndpoint(
-    endpoint,
-    plainDispatch(app.server.listeners('request')[0] as RequestListener),
-  );
-
   return {
     endpoint,
-    ensureQueues: (client) => ensureQueues(client),
+    listener: app.server.listeners('request')[0] as RequestListener,
     async stop() {
-      unregister();
       await app.close();
       await journal.close();
     },
   };
 }
 
-async function ensureQueues(client: SQSClient): Promise<Record<string, string>> {
+/** Creates the catalogue queues and their DLQs (if absent) and answers every queue's URL by name. */
+export async function ensureQueues(client: SQSClient): Promise<Record<string, string>> {
   const urls: Record<string, string> = {};
   await Promise.all(
     Object.entries(queues).map(async ([name, queue]) => {
