@@ -25,11 +25,10 @@ import { ensureLocalKeyFile } from '../../adapters/kms/local-key-wrapper';
 import { buckets, keys, queues, secrets, stateMachines, tables } from '../../catalog/resources';
 import { LOCAL_REGION, localStateMachineArn } from './constants';
 import { lockDataDir } from './data-dir-lock';
-import { ensureTables } from './dynamodb';
+import { ensureQueues, ensureTables } from './catalogue-resources';
 import { type EmulatorThread, startEmulatorThread } from './emulator-thread';
 import type { RunningService } from './http-server';
 import { ensureBuckets, LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY, startS3 } from './s3';
-import { ensureQueues } from './sqs';
 
 export { LOCAL_ACCOUNT_ID, LOCAL_REGION, localStateMachineArn } from './constants';
 
