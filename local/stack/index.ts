@@ -1,9 +1,9 @@
 /**
  * The embedded local stack: the AWS APIs the service uses, on loopback, persistent under one data dir.
  *
- * - DynamoDB: dynalite on LevelDB (`<dataDir>/dynamodb`)
- * - S3: s3rver (`<dataDir>/s3`)
- * - SQS: fauxqs with a durable snapshot (`<dataDir>/sqs`, see ./sqs.ts)
+ * - DynamoDB: dynalite on LevelDB (`<dataDir>/dynamodb`), in the emulator thread (./emulator-thread.ts)
+ * - S3: s3rver (`<dataDir>/s3`), in this thread
+ * - SQS: fauxqs with a durable journal (`<dataDir>/sqs`, see ./sqs.ts), in the emulator thread
  * - KMS: a key file per catalogue key (`<dataDir>/secrets.key` unless `keyFiles` puts it elsewhere:
  *   32 random bytes, mode 0600), made on first start and kept; its path goes in the key's local
  *   variable (`ENVIRONMENT_KEY_FILE`)
@@ -25,10 +25,10 @@ import { ensureLocalKeyFile } from '../../adapters/kms/local-key-wrapper';
 import { buckets, keys, queues, secrets, stateMachines, tables } from '../../catalog/resources';
 import { LOCAL_REGION, localStateMachineArn } from './constants';
 import { lockDataDir } from './data-dir-lock';
-import { ensureTables, startDynamoDb } from './dynamodb';
+import { ensureQueues, ensureTables } from './catalogue-resources';
+import { type EmulatorThread, startEmulatorThread } from './emulator-thread';
 import type { RunningService } from './http-server';
 import { ensureBuckets, LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY, startS3 } from './s3';
-import { type RunningSqs, startSqs } from './sqs';
 
 export { LOCAL_ACCOUNT_ID, LOCAL_REGION, localStateMachineArn } from './constants';
 
@@ -64,7 +64,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   await mkdir(dataDir, { recursive: true });
   const unlock = await lockDataDir(dataDir);
 
-  const services: RunningService[] = [];
+  const services: Array<Pick<RunningService, 'stop'>> = [];
   const stopAll = async () => {
     const results = await Promise.allSettled(services.map((service) => service.stop()));
     await unlock();
@@ -74,19 +74,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   try {
     // allSettled, not all: when one emulator fails, the others have to be up before they can be stopped.
-    const [dynamodbStart, s3Start, sqsStart] = await Promise.allSettled([
-      startDynamoDb(join(dataDir, 'dynamodb'), host),
+    // DynamoDB and SQS run in a thread of their own (./emulator-thread.ts), S3 in this one.
+    const [emulatorsStart, s3Start] = await Promise.allSettled([
+      startEmulatorThread({
+        dynamodbPath: join(dataDir, 'dynamodb'),
+        sqsDirectory: join(dataDir, 'sqs'),
+        host,
+      }),
       startS3(join(dataDir, 's3'), host),
-      startSqs(join(dataDir, 'sqs'), host),
     ]);
-    for (const start of [dynamodbStart, s3Start, sqsStart]) {
+    for (const start of [emulatorsStart, s3Start]) {
       if (start.status === 'fulfilled') services.push(start.value);
     }
-    for (const start of [dynamodbStart, s3Start, sqsStart])
-      if (start.status === 'rejected') throw start.reason;
-    const dynamodb = (dynamodbStart as PromiseFulfilledResult<RunningService>).value;
+    for (const start of [emulatorsStart, s3Start]) if (start.status === 'rejected') throw start.reason;
+    const emulators = (emulatorsStart as PromiseFulfilledResult<EmulatorThread>).value;
     const s3 = (s3Start as PromiseFulfilledResult<RunningService>).value;
-    const sqs = (sqsStart as PromiseFulfilledResult<RunningSqs>).value;
+    const dynamodb = { endpoint: emulators.endpoints.dynamodb };
+    const sqs = { endpoint: emulators.endpoints.sqs };
 
     const credentials = { accessKeyId: LOCAL_ACCESS_KEY_ID, secretAccessKey: LOCAL_SECRET_ACCESS_KEY };
     const dynamoClient = new DynamoDBClient({
@@ -108,7 +112,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [, , queueUrls] = await Promise.all([
         ensureTables(dynamoClient),
         ensureBuckets(s3Client),
-        sqs.ensureQueues(sqsClient),
+        ensureQueues(sqsClient),
       ]);
     } finally {
       dynamoClient.destroy();

@@ -25,29 +25,21 @@ import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  QueueNameExists,
-  SetQueueAttributesCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
-import { queues } from '../../catalog/resources';
-import { plainDispatch, registerInProcessEndpoint } from '../../adapters/aws/in-process-transport';
 import { httpUrl, type RunningService } from './http-server';
 import { type FauxSqsStore, QueueJournal, readJournal, restoreInto } from './sqs-journal';
 
-/** Retention of the dead-letter queues: SQS's maximum, 14 days. */
-const DLQ_RETENTION_SECONDS = '1209600';
 const JOURNAL_FILE = 'queues.jsonl';
 const READ_ONLY_ACTIONS = new Set(['GetQueueUrl', 'ListQueues', 'GetQueueAttributes', 'ListQueueTags']);
 
 type Stores = NonNullable<NonNullable<Parameters<typeof buildApp>[0]>['stores']>;
 
 export interface RunningSqs extends RunningService {
-  /** Creates the catalogue queues and their DLQs (if absent) and answers every queue's URL by name. */
-  ensureQueues(client: SQSClient): Promise<Record<string, string>>;
+  /**
+   * fastify's HTTP request listener, for callers that hand it requests without a socket: it runs the
+   * same hooks (the journal's among them) as a request over the wire.
+   */
+  listener: RequestListener;
 }
 
 export async function startSqs(directory: string, host: string): Promise<RunningSqs> {
@@ -88,60 +80,14 @@ export async function startSqs(directory: string, host: string): Promise<Running
     await app.close();
     throw error;
   }
-  // The service's own clients in this process skip TCP and HTTP parsing (adapters/aws/in-process-transport.ts);
-  // fastify's request listener runs the same hooks (the journal's among them) as a request over the wire.
-  const unregister = registerInProcessEndpoint(
-    endpoint,
-    plainDispatch(app.server.listeners('request')[0] as RequestListener),
-  );
-
   return {
     endpoint,
-    ensureQueues: (client) => ensureQueues(client),
+    listener: app.server.listeners('request')[0] as RequestListener,
     async stop() {
-      unregister();
       await app.close();
       await journal.close();
     },
   };
-}
-
-async function ensureQueues(client: SQSClient): Promise<Record<string, string>> {
-  const urls: Record<string, string> = {};
-  await Promise.all(
-    Object.entries(queues).map(async ([name, queue]) => {
-      const dlqName = `${name}-dlq`;
-      const dlqUrl = await createOrUpdateQueue(client, dlqName, {
-        MessageRetentionPeriod: DLQ_RETENTION_SECONDS,
-      });
-      const dlqAttributes = await client.send(
-        new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
-      );
-      const deadLetterTargetArn = dlqAttributes.Attributes?.QueueArn;
-      if (!deadLetterTargetArn) throw new Error(`Local queue ${dlqName} has no ARN`);
-      urls[dlqName] = dlqUrl;
-      urls[name] = await createOrUpdateQueue(client, name, {
-        VisibilityTimeout: String(queue.visibilityTimeoutInSeconds),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn, maxReceiveCount: queue.maxReceiveCount }),
-      });
-    }),
-  );
-  return urls;
-}
-
-/** CreateQueue is idempotent for equal attributes; a queue kept from an older catalogue is brought up to date. */
-async function createOrUpdateQueue(client: SQSClient, name: string, attributes: Record<string, string>) {
-  try {
-    const created = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
-    return created.QueueUrl!;
-  } catch (error) {
-    if (!(error instanceof QueueNameExists)) throw error;
-    const existing = await client.send(new CreateQueueCommand({ QueueName: name }));
-    await client.send(
-      new SetQueueAttributesCommand({ QueueUrl: existing.QueueUrl!, Attributes: attributes }),
-    );
-    return existing.QueueUrl!;
-  }
 }
 
 interface StoreClasses {
