@@ -31,7 +31,7 @@ export function jobStatusPath(taskId: string): string {
 }
 
 export interface EnqueueDeps {
-  jobs: Pick<JobStore, 'createJob' | 'getJob' | 'updateJob'>;
+  jobs: Pick<JobStore, 'createJob' | 'getJob' | 'moveJob'>;
   queue: JobQueue;
   now: () => Date;
   retentionInSeconds: number;
@@ -55,7 +55,7 @@ export async function enqueueRun(
   try {
     await deps.queue.send({ kind: 'job', taskId: job.taskId });
   } catch (error) {
-    await deps.jobs.updateJob(job.taskId, ['queued'], {
+    await deps.jobs.moveJob(job.taskId, ['queued'], {
       status: 'failed',
       completedAt: deps.now().toISOString(),
       error: 'The run could not be queued',
@@ -88,7 +88,7 @@ function asyncResult(job: Pick<Job, 'taskId' | 'createdAt'>): AsyncExecutionResu
 }
 
 export interface StartDeps {
-  jobs: Pick<JobStore, 'getJob' | 'getJobWithRequest' | 'updateJob'>;
+  jobs: Pick<JobStore, 'getJob' | 'getJobWithRequest' | 'moveJob'>;
   runs: Pick<ExecutionStarter, 'startAsync' | 'stopAsync'>;
   now: () => Date;
 }
@@ -115,7 +115,7 @@ export async function startJobAsRead(
   const { request } = found;
   const startedAt = deps.now().toISOString();
   await deps.runs.startAsync({ ...request, startedAt });
-  const processing = await deps.jobs.updateJob(taskId, ['queued'], { status: 'processing', startedAt });
+  const processing = await deps.jobs.moveJob(taskId, ['queued'], { status: 'processing', startedAt });
   if (!processing) {
     const now = await deps.jobs.getJob(taskId);
     if (now?.status === 'cancelled') await deps.runs.stopAsync(taskId, 'Cancelled by the user');
@@ -124,7 +124,7 @@ export async function startJobAsRead(
 }
 
 export interface SettleDeps {
-  jobs: Pick<JobStore, 'updateJob' | 'recordDuration'>;
+  jobs: Pick<JobStore, 'moveJob' | 'recordDuration'>;
   now: () => Date;
   /** Whether a settled run of this workflow has its duration recorded; without it, every one does. */
   recordsDurationOf?: (workflowId: string) => boolean;
@@ -160,7 +160,7 @@ export async function settleJob(
   request: Pick<ExecutionRequest, 'executionId' | 'workflowId' | 'startedAt'>,
   result: { success: boolean; error?: string; durationInMs: number; endedAt: string },
 ): Promise<void> {
-  const settled = await deps.jobs.updateJob(request.executionId, ['queued', 'processing'], {
+  const settled = await deps.jobs.moveJob(request.executionId, ['queued', 'processing'], {
     status: result.success ? 'completed' : 'failed',
     startedAt: request.startedAt,
     completedAt: result.endedAt,
@@ -221,11 +221,11 @@ export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: 
 
 /** A job whose message went to the dead-letter queue never started: it fails, saying why. */
 export async function failDeadLetteredJob(
-  deps: { jobs: Pick<JobStore, 'updateJob'>; now: () => Date },
+  deps: { jobs: Pick<JobStore, 'moveJob'>; now: () => Date },
   taskId: string,
   receiveCount: number,
 ): Promise<void> {
-  await deps.jobs.updateJob(taskId, ['queued'], {
+  await deps.jobs.moveJob(taskId, ['queued'], {
     status: 'failed',
     completedAt: deps.now().toISOString(),
     error: `The run could not be started after ${receiveCount} attempts`,
@@ -237,11 +237,11 @@ export async function failDeadLetteredJob(
  * its job; this does, so no job is left `processing` forever.
  */
 export async function failUnsettledJob(
-  deps: { jobs: Pick<JobStore, 'updateJob'>; now: () => Date },
+  deps: { jobs: Pick<JobStore, 'moveJob'>; now: () => Date },
   taskId: string,
   reason: string,
 ): Promise<void> {
-  await deps.jobs.updateJob(taskId, ['queued', 'processing'], {
+  await deps.jobs.moveJob(taskId, ['queued', 'processing'], {
     status: 'failed',
     completedAt: deps.now().toISOString(),
     error: reason,

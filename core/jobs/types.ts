@@ -62,6 +62,8 @@ export interface JobStore {
    * or undefined when the job is missing or in another status (nothing written).
    */
   updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<Job | undefined>;
+  /** updateJob without reading the job back: whether it moved. */
+  moveJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<boolean>;
   /** Adds a finished run's duration to the workflow's recent durations. */
   recordDuration(workflowId: string, taskId: string, durationInMs: number): Promise<void>;
   /** The mean of the workflow's recent run durations, if any have been recorded. */

@@ -47,6 +47,9 @@ class MemoryJobStore implements JobStore {
     Object.assign(job, Object.fromEntries(Object.entries(update).filter(([, v]) => v !== undefined)));
     return { ...job };
   }
+  async moveJob(taskId: string, from: readonly JobStatus[], update: JobUpdate) {
+    return (await this.updateJob(taskId, from, update)) !== undefined;
+  }
   async recordDuration(_workflowId: string, _taskId: string, durationInMs: number) {
     this.durations.push(durationInMs);
   }

@@ -90,7 +90,7 @@ function deps(
       logs: options.logs ?? new MemoryLogs(),
       checkpoints: noCheckpoints,
       jobs: {
-        updateJob: async () => expect.unreachable('a streamed run settles no job'),
+        moveJob: async () => expect.unreachable('a streamed run settles no job'),
         recordDuration: async () => undefined,
       },
       now: () => new Date(clockInMs),
