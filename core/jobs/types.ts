@@ -70,6 +70,22 @@ export interface JobStore {
   recentDurationInMs(workflowId: string): Promise<number | undefined>;
 }
 
+/**
+ * An async run as its log entry tells it once it has ended. Finalize writes that entry once (a
+ * repeated Finalize keeps the first), and the entry is what settles the run's job: the job item is
+ * not written again, and its status is read as `completed` or `failed` from the entry.
+ */
+export interface SettledRun {
+  success: boolean;
+  startedAt: string;
+  endedAt: string;
+  error?: string;
+  output?: unknown;
+}
+
+/** Port: the settled run of a task id (its log entry), if it has ended. */
+export type SettledRunReader = (taskId: string) => Promise<SettledRun | undefined>;
+
 /** Port: the jobs queue (SQS). */
 export interface JobQueue {
   send(message: JobMessage): Promise<void>;
