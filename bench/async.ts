@@ -47,6 +47,8 @@ export async function runAsyncLoad(
   target: Target,
   jobs: number,
   concurrency: number,
+  /** Called whenever the clock stops (again): when the last job is seen finished, or a later one. */
+  onClockStopped?: () => void,
 ): Promise<AsyncLoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const headers = { ...target.headers, 'x-execution-mode': 'async' };
@@ -91,7 +93,10 @@ export async function runAsyncLoad(
       if (status !== 'queued' && status !== 'processing') {
         if (status !== 'completed') failed++;
         // A job found finished at its first look finished before the clock stopped already.
-        if (polls > 1 || finishedAt === 0) finishedAt = performance.now();
+        if (polls > 1 || finishedAt === 0) {
+          finishedAt = performance.now();
+          onClockStopped?.();
+        }
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, pollInMs));

@@ -3,6 +3,7 @@
  * back and moving its status. The routes that queue runs use this alone, so their bundles carry
  * none of the reads of the workers that start and settle jobs.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
 import type { ExecutionRequest } from '../../core/runs/types';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
@@ -12,6 +13,7 @@ import {
   EXECUTIONS_TABLE_ENV,
   INLINE_LIMIT_IN_BYTES,
   type Item,
+  isConditionalCheckFailed,
   type JsonBlobStore,
   putIfAbsent,
   requireBlobStore,
@@ -31,7 +33,7 @@ export interface DynamoJobStoreOptions extends DynamoTableWithBlobsOptions {
 
 export class DynamoJobWriter
   extends DynamoTable
-  implements Pick<JobStore, 'createJob' | 'getJob' | 'updateJob'>
+  implements Pick<JobStore, 'createJob' | 'getJob' | 'updateJob' | 'moveJob'>
 {
   protected readonly now: () => Date;
 
@@ -68,28 +70,21 @@ export class DynamoJobWriter
   }
 
   async updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<Job | undefined> {
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = { ':now': Math.floor(this.now().getTime() / 1000) };
-    from.forEach((status, index) => {
-      values[`:from${index}`] = status;
-    });
-    const sets: string[] = [];
-    for (const [name, value] of Object.entries(update)) {
-      if (value === undefined) continue;
-      names[`#${name}`] = name;
-      values[`:${name}`] = value;
-      sets.push(`#${name} = :${name}`);
-    }
-    const fromList = from.map((_, index) => `:from${index}`).join(', ');
-    const item = await this.updateWhere({
-      Key: jobKey(taskId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      // An expired job is gone for its caller, so it cannot move either.
-      ConditionExpression: `attribute_exists(pk) AND #status IN (${fromList}) AND #ttl > :now`,
-      ExpressionAttributeNames: { ...names, '#ttl': 'ttl' },
-      ExpressionAttributeValues: values,
-    });
+    const item = await this.updateWhere(jobUpdateInput(taskId, from, update, this.now()));
     return item && withoutAttributes<Job>(item, internalJobAttributes);
+  }
+
+  /** The job item carries its run request: a move that needs no answer does not have it sent back. */
+  async moveJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({ TableName: this.tableName, ...jobUpdateInput(taskId, from, update, this.now()) }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   protected async getItem(taskId: string): Promise<Item | undefined> {
@@ -100,6 +95,31 @@ export class DynamoJobWriter
   protected isExpired(item: Item): boolean {
     return typeof item.ttl === 'number' && item.ttl <= Math.floor(this.now().getTime() / 1000);
   }
+}
+
+/** The conditional update that moves a job to `update.status` from one of the `from` statuses. */
+function jobUpdateInput(taskId: string, from: readonly JobStatus[], update: JobUpdate, now: Date) {
+  const names: Record<string, string> = { '#status': 'status', '#ttl': 'ttl' };
+  const values: Record<string, unknown> = { ':now': Math.floor(now.getTime() / 1000) };
+  from.forEach((status, index) => {
+    values[`:from${index}`] = status;
+  });
+  const sets: string[] = [];
+  for (const [name, value] of Object.entries(update)) {
+    if (value === undefined) continue;
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  }
+  const fromList = from.map((_, index) => `:from${index}`).join(', ');
+  return {
+    Key: jobKey(taskId),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    // An expired job is gone for its caller, so it cannot move either.
+    ConditionExpression: `attribute_exists(pk) AND #status IN (${fromList}) AND #ttl > :now`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** The store's options in a deployment: the DynamoDB client and the table named by the environment. */

@@ -2,9 +2,12 @@
  * The job use cases: accept a run as a queued job, start it from the queue, settle it when its run
  * ends, cancel it, fail it when its message is dead-lettered, and show its status.
  *
- * Every move is a conditional update from the statuses it may leave, so a redelivered message, a
- * retried Finalize or a cancel racing the run's end each change the job at most once, and a
- * finished job never changes again.
+ * Every move is a conditional update from the statuses it may leave, so a redelivered message or a
+ * cancel racing the run's end each change the job at most once, and a finished job never changes
+ * again. A run's end is not a move of the job item: the run's log entry, written once by Finalize,
+ * settles its job (`SettledRun`), and a job stored `queued` or `processing` whose run has a log entry
+ * reads as `completed` or `failed`. A status the job item holds as finished (cancelled, or failed
+ * because its run never started or broke outside Finalize) comes first.
  */
 import { BoundedMap } from '../bounded-map';
 import { type FilePresigner, withFreshFileUrls } from '../files/collect';
@@ -21,6 +24,8 @@ import {
   type JobStatusView,
   type JobStore,
   type JobWithRequest,
+  type SettledRun,
+  type SettledRunReader,
 } from './types';
 
 /** How long a job stays readable after it was accepted: `JOB_RETENTION_DAYS`, default 7 days. */
@@ -31,7 +36,7 @@ export function jobStatusPath(taskId: string): string {
 }
 
 export interface EnqueueDeps {
-  jobs: Pick<JobStore, 'createJob' | 'getJob' | 'updateJob'>;
+  jobs: Pick<JobStore, 'createJob' | 'getJob' | 'moveJob'>;
   queue: JobQueue;
   now: () => Date;
   retentionInSeconds: number;
@@ -55,7 +60,7 @@ export async function enqueueRun(
   try {
     await deps.queue.send({ kind: 'job', taskId: job.taskId });
   } catch (error) {
-    await deps.jobs.updateJob(job.taskId, ['queued'], {
+    await deps.jobs.moveJob(job.taskId, ['queued'], {
       status: 'failed',
       completedAt: deps.now().toISOString(),
       error: 'The run could not be queued',
@@ -88,7 +93,7 @@ function asyncResult(job: Pick<Job, 'taskId' | 'createdAt'>): AsyncExecutionResu
 }
 
 export interface StartDeps {
-  jobs: Pick<JobStore, 'getJob' | 'getJobWithRequest' | 'updateJob'>;
+  jobs: Pick<JobStore, 'getJob' | 'getJobWithRequest' | 'moveJob'>;
   runs: Pick<ExecutionStarter, 'startAsync' | 'stopAsync'>;
   now: () => Date;
 }
@@ -115,7 +120,7 @@ export async function startJobAsRead(
   const { request } = found;
   const startedAt = deps.now().toISOString();
   await deps.runs.startAsync({ ...request, startedAt });
-  const processing = await deps.jobs.updateJob(taskId, ['queued'], { status: 'processing', startedAt });
+  const processing = await deps.jobs.moveJob(taskId, ['queued'], { status: 'processing', startedAt });
   if (!processing) {
     const now = await deps.jobs.getJob(taskId);
     if (now?.status === 'cancelled') await deps.runs.stopAsync(taskId, 'Cancelled by the user');
@@ -124,7 +129,7 @@ export async function startJobAsRead(
 }
 
 export interface SettleDeps {
-  jobs: Pick<JobStore, 'updateJob' | 'recordDuration'>;
+  jobs: Pick<JobStore, 'recordDuration'>;
   now: () => Date;
   /** Whether a settled run of this workflow has its duration recorded; without it, every one does. */
   recordsDurationOf?: (workflowId: string) => boolean;
@@ -152,23 +157,33 @@ export function durationSampler(
 }
 
 /**
- * Called by Finalize for asynchronous runs. A job still `queued` (its run started, but the move to
- * `processing` had not landed yet) settles as well; a cancelled one stays cancelled.
+ * Called by Finalize for asynchronous runs, once the run's log entry is written: that entry settles
+ * the job (the status is read from it), so the job item is not written again. What is left is the
+ * run's duration, for the estimate shown on queued and processing jobs; a repeated Finalize records
+ * the same duration in the same place.
  */
 export async function settleJob(
   deps: SettleDeps,
-  request: Pick<ExecutionRequest, 'executionId' | 'workflowId' | 'startedAt'>,
-  result: { success: boolean; error?: string; durationInMs: number; endedAt: string },
+  request: Pick<ExecutionRequest, 'executionId' | 'workflowId'>,
+  result: { durationInMs: number },
 ): Promise<void> {
-  const settled = await deps.jobs.updateJob(request.executionId, ['queued', 'processing'], {
-    status: result.success ? 'completed' : 'failed',
-    startedAt: request.startedAt,
-    completedAt: result.endedAt,
-    ...(result.success ? {} : { error: result.error ?? 'The run failed' }),
-  });
-  if (settled && (deps.recordsDurationOf?.(request.workflowId) ?? true)) {
+  if (deps.recordsDurationOf?.(request.workflowId) ?? true) {
     await deps.jobs.recordDuration(request.workflowId, request.executionId, result.durationInMs);
   }
+}
+
+/** The job as its ended run settled it, unless the job item holds a finished status already. */
+export function settledJob(job: Job, run: SettledRun | undefined): Job {
+  if (!run || finishedJobStatuses.includes(job.status)) return job;
+  const settled: Job = {
+    ...job,
+    status: run.success ? 'completed' : 'failed',
+    startedAt: run.startedAt,
+    completedAt: run.endedAt,
+  };
+  if (run.success) delete settled.error;
+  else settled.error = run.error ?? 'The run failed';
+  return settled;
 }
 
 export interface JobAccessDeps {
@@ -188,6 +203,7 @@ export async function loadJob(deps: JobAccessDeps, principal: Principal, taskId:
 export interface CancelDeps extends JobAccessDeps {
   jobs: Pick<JobStore, 'getJob' | 'updateJob'>;
   runs: Pick<ExecutionStarter, 'stopAsync'>;
+  settledRunOf: SettledRunReader;
   now: () => Date;
 }
 
@@ -205,6 +221,13 @@ export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: 
     'write',
     `Job ${taskId} not found`,
   );
+  const settled = finishedJobStatuses.includes(job.status)
+    ? job
+    : settledJob(job, await deps.settledRunOf(taskId));
+  if (finishedJobStatuses.includes(settled.status)) {
+    throw new ConflictError(`Job ${taskId} is ${settled.status} and cannot be cancelled`);
+  }
+  // A run that ends from here on finds its job cancelled: the cancelled status comes first.
   const cancelled = await deps.jobs.updateJob(taskId, ['queued', 'processing'], {
     status: 'cancelled',
     completedAt: deps.now().toISOString(),
@@ -219,13 +242,23 @@ export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: 
   return cancelled;
 }
 
-/** A job whose message went to the dead-letter queue never started: it fails, saying why. */
+export interface FailDeps {
+  jobs: Pick<JobStore, 'moveJob'>;
+  settledRunOf: SettledRunReader;
+  now: () => Date;
+}
+
+/**
+ * A job whose message went to the dead-letter queue never started: it fails, saying why. One whose
+ * run has ended after all (its log entry settles it) is left as it is.
+ */
 export async function failDeadLetteredJob(
-  deps: { jobs: Pick<JobStore, 'updateJob'>; now: () => Date },
+  deps: FailDeps,
   taskId: string,
   receiveCount: number,
 ): Promise<void> {
-  await deps.jobs.updateJob(taskId, ['queued'], {
+  if (await deps.settledRunOf(taskId)) return;
+  await deps.jobs.moveJob(taskId, ['queued'], {
     status: 'failed',
     completedAt: deps.now().toISOString(),
     error: `The run could not be started after ${receiveCount} attempts`,
@@ -233,15 +266,13 @@ export async function failDeadLetteredJob(
 }
 
 /**
- * A run that broke outside the state machine's Catch (its Finalize failed for good) never settles
- * its job; this does, so no job is left `processing` forever.
+ * A run that broke outside the state machine's Catch (its Finalize failed for good) may never have
+ * written the log entry that settles its job; this fails the job then, so no job is left
+ * `processing` forever. A run whose entry was written is settled by it.
  */
-export async function failUnsettledJob(
-  deps: { jobs: Pick<JobStore, 'updateJob'>; now: () => Date },
-  taskId: string,
-  reason: string,
-): Promise<void> {
-  await deps.jobs.updateJob(taskId, ['queued', 'processing'], {
+export async function failUnsettledJob(deps: FailDeps, taskId: string, reason: string): Promise<void> {
+  if (await deps.settledRunOf(taskId)) return;
+  await deps.jobs.moveJob(taskId, ['queued', 'processing'], {
     status: 'failed',
     completedAt: deps.now().toISOString(),
     error: reason,
@@ -250,15 +281,21 @@ export async function failUnsettledJob(
 
 export interface StatusDeps {
   jobs: Pick<JobStore, 'recentDurationInMs'>;
-  /** The run's final output (from its log entry), read only for a completed job. */
-  outputOf(taskId: string): Promise<unknown>;
+  /** The run's log entry, read for a job that is not finished as stored, and for its output. */
+  settledRunOf: SettledRunReader;
   now: () => Date;
   /** Presigns the URLs of files in the output anew, so they work whenever the job is read. */
   presignFile?: FilePresigner;
 }
 
-/** The interface's job status object. */
-export async function jobStatusView(deps: StatusDeps, job: Job): Promise<JobStatusView> {
+/** The interface's job status object, of the job as stored and settled by its run's log entry. */
+export async function jobStatusView(deps: StatusDeps, stored: Job): Promise<JobStatusView> {
+  // A job failed or cancelled as stored shows no output; any other may have a settled run.
+  const run =
+    stored.status === 'failed' || stored.status === 'cancelled'
+      ? undefined
+      : await deps.settledRunOf(stored.taskId);
+  const job = settledJob(stored, run);
   const finished = finishedJobStatuses.includes(job.status);
   const metadata: JobStatusView['metadata'] = {
     ...(job.startedAt ? { startedAt: job.startedAt } : {}),
@@ -274,8 +311,7 @@ export async function jobStatusView(deps: StatusDeps, job: Job): Promise<JobStat
     status: job.status,
     metadata,
   };
-  if (job.status === 'completed')
-    view.output = await withFreshFileUrls(await deps.outputOf(job.taskId), deps.presignFile);
+  if (job.status === 'completed') view.output = await withFreshFileUrls(run?.output, deps.presignFile);
   if (job.error !== undefined && job.status !== 'completed') view.error = job.error;
   if (!finished) {
     const estimate = await deps.jobs.recentDurationInMs(job.workflowId);

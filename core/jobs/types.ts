@@ -62,11 +62,29 @@ export interface JobStore {
    * or undefined when the job is missing or in another status (nothing written).
    */
   updateJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<Job | undefined>;
+  /** updateJob without reading the job back: whether it moved. */
+  moveJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<boolean>;
   /** Adds a finished run's duration to the workflow's recent durations. */
   recordDuration(workflowId: string, taskId: string, durationInMs: number): Promise<void>;
   /** The mean of the workflow's recent run durations, if any have been recorded. */
   recentDurationInMs(workflowId: string): Promise<number | undefined>;
 }
+
+/**
+ * An async run as its log entry tells it once it has ended. Finalize writes that entry once (a
+ * repeated Finalize keeps the first), and the entry is what settles the run's job: the job item is
+ * not written again, and its status is read as `completed` or `failed` from the entry.
+ */
+export interface SettledRun {
+  success: boolean;
+  startedAt: string;
+  endedAt: string;
+  error?: string;
+  output?: unknown;
+}
+
+/** Port: the settled run of a task id (its log entry), if it has ended. */
+export type SettledRunReader = (taskId: string) => Promise<SettledRun | undefined>;
 
 /** Port: the jobs queue (SQS). */
 export interface JobQueue {

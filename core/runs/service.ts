@@ -213,15 +213,8 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
   await recordRunCost(deps.usage, state, entry.cost.total);
   // A redelivered Finalize publishes the same event again; its deliveries are recorded once.
   await deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime(), state.userId));
-  // After the log entry, so a job read as finished always has its output to show.
-  if (state.mode === 'async') {
-    await settleJob(deps, state, {
-      success: result.success,
-      error: result.error,
-      durationInMs: entry.totalDurationMs,
-      endedAt: result.endedAt,
-    });
-  }
+  // The log entry settles an async run's job (core/jobs/service.ts); its duration is sampled.
+  if (state.mode === 'async') await settleJob(deps, state, { durationInMs: entry.totalDurationMs });
   if (state.step?.status === 'done' && 'resultRef' in state.step.result) {
     await deps.checkpoints.delete(state.step.result.resultRef);
   }

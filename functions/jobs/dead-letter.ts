@@ -8,10 +8,10 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { failDeadLetteredJob } from '../../core/jobs/service';
 import { parseJobMessage } from '../../core/jobs/worker';
 import { logger, withInvocationLogger } from '../http/logger';
-import { settleDeps } from '../wiring/jobs';
+import { failDeps } from '../wiring/jobs';
 
 export async function failDeadLettered(event: SQSEvent): Promise<SQSBatchResponse> {
-  const deps = settleDeps();
+  const deps = failDeps();
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {

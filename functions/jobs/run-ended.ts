@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { failUnsettledJob } from '../../core/jobs/service';
 import { logger, withInvocationLogger } from '../http/logger';
-import { settleDeps } from '../wiring/jobs';
+import { failDeps } from '../wiring/jobs';
 
 export type ExecutionStatusChange = EventBridgeEvent<
   'Step Functions Execution Status Change',
@@ -18,7 +18,7 @@ export type ExecutionStatusChange = EventBridgeEvent<
 export async function runEnded(event: ExecutionStatusChange): Promise<void> {
   const { name, status } = event.detail;
   logger.warn('Asynchronous run ended outside Finalize', { executionId: name, status });
-  await failUnsettledJob(settleDeps(), name, `The run ended ${status.toLowerCase().replace('_', ' ')}`);
+  await failUnsettledJob(failDeps(), name, `The run ended ${status.toLowerCase().replace('_', ' ')}`);
 }
 
 export const handler = withInvocationLogger(

@@ -3,7 +3,10 @@
  * turns schedule fires into runs (and so loads the cron evaluator), is in ./job-worker.ts.
  */
 import { filePresigner } from './file-urls';
-import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
+import {
+  DynamoExecutionLogStore,
+  logRetentionInDaysFromEnv,
+} from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoJobWriter } from '../../adapters/dynamodb/job-writer';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';
@@ -11,10 +14,11 @@ import {
   type CancelDeps,
   defaultJobRetentionInSeconds,
   type EnqueueDeps,
-  type SettleDeps,
+  type FailDeps,
   type StartDeps,
   type StatusDeps,
 } from '../../core/jobs/service';
+import type { SettledRunReader } from '../../core/jobs/types';
 import { executionStarter } from './execution';
 import { identityDeps } from './identity';
 import { blobStore } from './storage';
@@ -25,14 +29,34 @@ export function jobStore(): DynamoJobStore {
   return DynamoJobStore.fromEnv({ blobStore: blobStore() });
 }
 
-/** `JOB_RETENTION_DAYS` (default 7): how long a job stays readable after it was accepted. */
+/**
+ * `JOB_RETENTION_DAYS` (default 7): how long a job stays readable after it was accepted; never
+ * longer than `LOG_RETENTION_DAYS`, as the run's log entry is what tells that the job has settled.
+ */
 export function jobRetentionInSeconds(): number {
+  const logRetentionInSeconds = logRetentionInDaysFromEnv() * 24 * 3600;
   const days = process.env.JOB_RETENTION_DAYS;
-  if (days === undefined || days === '') return defaultJobRetentionInSeconds;
+  if (days === undefined || days === '') return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);
   const value = Number(days);
   if (!Number.isFinite(value) || value <= 0)
     throw new Error('JOB_RETENTION_DAYS must be a positive number of days');
-  return Math.round(value * 24 * 3600);
+  return Math.min(Math.round(value * 24 * 3600), logRetentionInSeconds);
+}
+
+/** The ended run of a task id, from its log entry (one strongly consistent read). */
+export function settledRunReader(): SettledRunReader {
+  const logs = DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() });
+  return async (taskId) => {
+    const entry = await logs.getLogEntryByExecutionId(taskId);
+    if (!entry) return undefined;
+    return {
+      success: entry.level === 'info',
+      startedAt: entry.startedAt,
+      endedAt: entry.endedAt,
+      output: entry.executionData.finalOutput,
+      ...(entry.executionData.error === undefined ? {} : { error: entry.executionData.error }),
+    };
+  };
 }
 
 export function enqueueDeps(): EnqueueDeps {
@@ -48,21 +72,27 @@ export function startDeps(): StartDeps {
   return { jobs: jobStore(), runs: executionStarter(), now };
 }
 
-export function settleDeps(): SettleDeps {
-  return { jobs: jobStore(), now };
+/** For failing the jobs whose runs never started or broke outside Finalize. */
+export function failDeps(): FailDeps {
+  return { jobs: jobStore(), settledRunOf: settledRunReader(), now };
 }
 
 export function cancelDeps(): CancelDeps {
-  return { identity: identityDeps().store, jobs: jobStore(), runs: executionStarter(), now };
+  return {
+    identity: identityDeps().store,
+    jobs: jobStore(),
+    runs: executionStarter(),
+    settledRunOf: settledRunReader(),
+    now,
+  };
 }
 
 export function statusDeps(): StatusDeps & { identity: CancelDeps['identity']; jobs: DynamoJobStore } {
-  const logs = DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() });
   return {
     identity: identityDeps().store,
     jobs: jobStore(),
     now,
-    outputOf: async (taskId) => (await logs.getLogEntryByExecutionId(taskId))?.executionData.finalOutput,
+    settledRunOf: settledRunReader(),
     presignFile: filePresigner(),
   };
 }

@@ -17,7 +17,7 @@
  *   States.Timeout.
  */
 import { mkdirSync } from 'node:fs';
-import { appendFile, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderExecutionDefinition } from '../../catalog/execution-definition';
 import type {
@@ -258,6 +258,7 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
       for (const execution of executions.values()) for (const wake of [...execution.wake]) wake();
       for (const next of waitingForTurn.splice(0)) next();
       await Promise.all([...executions.values()].map((e) => e.done));
+      await journal?.close();
     },
   };
 }
@@ -391,10 +392,19 @@ function openJournal(dir: string, endedRetentionInMs: number) {
         kept.delete(id);
     }
   };
+  // The file stays open for appends between rewrites: an open and a close per append cost more
+  // than the append itself.
+  let handle: FileHandle | undefined;
+  const closeHandle = async () => {
+    const open = handle;
+    handle = undefined;
+    await open?.close();
+  };
   const rewrite = async () => {
     dropExpired();
     const temporary = `${file}.${process.pid}.tmp`;
     await writeFile(temporary, compactedText());
+    await closeHandle();
     await rename(temporary, file);
     linesInFile = kept.size;
   };
@@ -404,7 +414,8 @@ function openJournal(dir: string, endedRetentionInMs: number) {
     // Rewritten instead when the file holds four times the lines it needs: the memory has them all.
     if (linesInFile + lines.length > Math.max(1_000, 4 * kept.size)) await rewrite();
     else {
-      await appendFile(file, `${lines.join('\n')}\n`);
+      handle ??= await open(file, 'a');
+      await handle.appendFile(`${lines.join('\n')}\n`);
       linesInFile += lines.length;
     }
   };
@@ -416,9 +427,14 @@ function openJournal(dir: string, endedRetentionInMs: number) {
       return lines.map(() => undefined);
     },
   });
+  const writing = new Set<Promise<void>>();
   const append = (id: string, record: Kept): Promise<void> => {
     kept.set(id, record);
-    return appender.write(lineOf(id, record));
+    const written = appender.write(lineOf(id, record));
+    writing.add(written);
+    const done = () => writing.delete(written);
+    written.then(done, done);
+    return written;
   };
 
   const load = async () => {
@@ -493,6 +509,12 @@ function openJournal(dir: string, endedRetentionInMs: number) {
     async running(): Promise<JournalRecord[]> {
       await ready;
       return [...kept.values()].filter((record): record is JournalRecord => record.status === 'RUNNING');
+    },
+    /** Closes the file once the writes asked for are in it; a later write opens it again. */
+    async close(): Promise<void> {
+      await ready.catch(() => undefined);
+      await Promise.allSettled([...writing]);
+      await closeHandle();
     },
   };
 }

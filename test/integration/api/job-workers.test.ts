@@ -7,9 +7,11 @@ import { DynamoJobStore } from '../../../adapters/dynamodb/job-store';
 import { SqsJobQueue } from '../../../adapters/sqs/job-queue';
 import { fireExecutionId } from '../../../core/schedules/service';
 import type { Job } from '../../../core/jobs/types';
+import { logIdFor } from '../../../core/runs/log';
 import { handler as deadLetterHandler } from '../../../functions/jobs/dead-letter';
 import { handler as runEndedHandler } from '../../../functions/jobs/run-ended';
 import { handler as startHandler } from '../../../functions/jobs/start';
+import { settledRunReader } from '../../../functions/wiring/jobs';
 import { localLambdaContext } from '../../../local/lambda-context';
 import { deployedWorkflow, useLocalService } from '../../support/service';
 
@@ -111,6 +113,61 @@ describe('the run-ended worker', () => {
       error: 'The run ended timed out',
     });
     expect((await DynamoJobStore.fromEnv().getJob(settled.taskId))?.status).toBe('completed');
+  });
+});
+
+describe('a job whose run wrote its log entry', () => {
+  it('is settled by the entry: the run-ended and dead-letter workers leave it, the status shows it', async () => {
+    // Prepare: a job stored processing whose Finalize wrote the run's log entry
+    const job = await storedJob('processing');
+    const loggedAt = new Date().toISOString();
+    await DynamoExecutionLogStore.fromEnv().putLogEntry({
+      id: logIdFor(job.taskId),
+      workspaceId: job.workspaceId,
+      workflowId: job.workflowId,
+      executionId: job.taskId,
+      level: 'error',
+      trigger: 'api',
+      startedAt: job.createdAt,
+      endedAt: loggedAt,
+      loggedAt,
+      totalDurationMs: 5,
+      cost: { total: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
+      files: null,
+      deploymentVersion: 1,
+      models: [],
+      executionData: { traceSpans: [], finalOutput: undefined, error: 'The run failed: boom' },
+    });
+
+    // Act
+    await runEndedHandler(
+      {
+        version: '0',
+        id: 'event-2',
+        'detail-type': 'Step Functions Execution Status Change',
+        source: 'aws.states',
+        account: '000000000000',
+        time: loggedAt,
+        region: 'us-east-1',
+        resources: [],
+        detail: { name: job.taskId, status: 'FAILED' },
+      },
+      context('jobsRunEnded'),
+    );
+    await deadLetterHandler(
+      sqsEvent([JSON.stringify({ kind: 'job', taskId: job.taskId })]),
+      context('jobsDeadLetter'),
+    );
+
+    // Assess: the job item is as it was, and reads as the entry settled it
+    expect((await DynamoJobStore.fromEnv().getJob(job.taskId))?.status).toBe('processing');
+    expect(await settledRunReader()(job.taskId)).toEqual({
+      success: false,
+      startedAt: job.createdAt,
+      endedAt: loggedAt,
+      output: undefined,
+      error: 'The run failed: boom',
+    });
   });
 });
 

@@ -141,6 +141,22 @@ describe('DynamoJobStore', () => {
     expect((await store.getJob(job.taskId))?.status).toBe('completed');
   });
 
+  it('moves a job without reading it back, saying whether it moved', async () => {
+    // Prepare
+    const job = aJob();
+    await store.createJob(job, requestOf(job));
+
+    // Act
+    const processing = await store.moveJob(job.taskId, ['queued'], { status: 'processing', startedAt: 'a' });
+    const twice = await store.moveJob(job.taskId, ['queued'], { status: 'processing', startedAt: 'b' });
+    const missing = await store.moveJob('no-such-task', ['queued'], { status: 'processing' });
+
+    // Assess
+    expect([processing, twice, missing]).toEqual([true, false, false]);
+    expect(await store.getJob(job.taskId)).toMatchObject({ status: 'processing', startedAt: 'a' });
+    expect((await store.getJobWithRequest(job.taskId))?.request).toEqual(requestOf(job));
+  });
+
   it('treats an expired job as gone, for reads and for moves', async () => {
     // Prepare
     const job = aJob({ expiresAt: Math.floor(nowInMs / 1000) + 60 });
@@ -150,10 +166,12 @@ describe('DynamoJobStore', () => {
     nowInMs += 61_000;
     const read = await store.getJob(job.taskId);
     const moved = await store.updateJob(job.taskId, ['queued'], { status: 'processing' });
+    const movedOnly = await store.moveJob(job.taskId, ['queued'], { status: 'processing' });
 
     // Assess
     expect(read).toBeUndefined();
     expect(moved).toBeUndefined();
+    expect(movedOnly).toBe(false);
   });
 
   it('averages recent run durations of a workflow, keeping a bounded sample', async () => {

@@ -17,14 +17,29 @@ import {
 const appends = vi.hoisted(() => ({ holdNextInMs: 0, count: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const appendFile: typeof actual.appendFile = async (path, data, options) => {
+  const held = async () => {
     appends.count++;
     const holdInMs = appends.holdNextInMs;
     appends.holdNextInMs = 0;
     if (holdInMs > 0) await new Promise((resolve) => setTimeout(resolve, holdInMs));
+  };
+  const appendFile: typeof actual.appendFile = async (path, data, options) => {
+    await held();
     return actual.appendFile(path, data, options);
   };
-  return { ...actual, appendFile, default: { ...actual, appendFile } };
+  // The journal appends through a file it keeps open for appending.
+  const open = (async (path: string, flags?: string, mode?: number) => {
+    const handle = await actual.open(path, flags, mode);
+    if (flags === 'a') {
+      const append = handle.appendFile.bind(handle);
+      handle.appendFile = async (data, options) => {
+        await held();
+        return append(data, options);
+      };
+    }
+    return handle;
+  }) as typeof actual.open;
+  return { ...actual, appendFile, open, default: { ...actual, appendFile, open } };
 });
 
 /** The journal's lines, parsed. */

@@ -7,12 +7,15 @@ import {
   durationSampler,
   enqueueRun,
   failDeadLetteredJob,
+  failUnsettledJob,
   jobStatusView,
+  queuedJob,
+  settledJob,
   settleJob,
   startQueuedJob,
 } from '../../../core/jobs/service';
 import { handleJobMessage, handleJobMessages } from '../../../core/jobs/worker';
-import type { Job, JobMessage, JobStatus, JobStore, JobUpdate } from '../../../core/jobs/types';
+import type { Job, JobMessage, JobStatus, JobStore, JobUpdate, SettledRun } from '../../../core/jobs/types';
 import type { ExecutionRequest, ExecutionStarter } from '../../../core/runs/types';
 
 /** The JobStore contract in memory: conditional moves, as the DynamoDB adapter makes them. */
@@ -46,6 +49,9 @@ class MemoryJobStore implements JobStore {
     if (!job || !from.includes(job.status)) return undefined;
     Object.assign(job, Object.fromEntries(Object.entries(update).filter(([, v]) => v !== undefined)));
     return { ...job };
+  }
+  async moveJob(taskId: string, from: readonly JobStatus[], update: JobUpdate) {
+    return (await this.updateJob(taskId, from, update)) !== undefined;
   }
   async recordDuration(_workflowId: string, _taskId: string, durationInMs: number) {
     this.durations.push(durationInMs);
@@ -82,6 +88,9 @@ function aRequest(executionId = 'task-1'): ExecutionRequest {
 }
 
 let jobs: MemoryJobStore;
+/** The runs' log entries, by task id: what Finalize writes once a run has ended. */
+let settledRuns: Map<string, SettledRun>;
+const settledRunOf = async (taskId: string) => settledRuns.get(taskId);
 let sent: JobMessage[];
 type Runs = Pick<ExecutionStarter, 'startAsync' | 'stopAsync'>;
 let runs: { startAsync: Mock<Runs['startAsync']>; stopAsync: Mock<Runs['stopAsync']> };
@@ -90,6 +99,7 @@ const now = () => new Date();
 beforeEach(() => {
   vi.useFakeTimers({ now: Date.parse('2026-03-01T12:00:00.000Z') });
   jobs = new MemoryJobStore();
+  settledRuns = new Map();
   sent = [];
   runs = {
     startAsync: vi.fn<Runs['startAsync']>(async () => undefined),
@@ -107,6 +117,17 @@ const enqueueDeps = () => ({
   retentionInSeconds: 3600,
 });
 const startDeps = () => ({ jobs, runs, now });
+
+const queuedJobOf = (taskId: string) => queuedJob(aRequest(taskId), now(), 3600);
+
+/** What Finalize does for an async run: its log entry is written, then its duration recorded. */
+async function finalize(run: Partial<SettledRun> & { success: boolean }, taskId = 'task-1') {
+  const settled = { startedAt: '2026-03-01T12:00:00.000Z', endedAt: now().toISOString(), ...run };
+  settledRuns.set(taskId, settled);
+  await settleJob({ jobs, now }, aRequest(taskId), {
+    durationInMs: Date.parse(settled.endedAt) - Date.parse(settled.startedAt),
+  });
+}
 
 describe('enqueueRun', () => {
   it('stores the job as queued, sends its message and answers the asynchronous result', async () => {
@@ -302,59 +323,47 @@ describe('handleJobMessages', () => {
 });
 
 describe('settleJob', () => {
-  it('completes a processing job and records its duration', async () => {
+  it('records the duration of a run whose log entry settles its job, and writes no job', async () => {
     // Prepare
     await enqueueRun(enqueueDeps(), aRequest());
     await startQueuedJob(startDeps(), 'task-1');
+    const stored = await jobs.getJob('task-1');
 
     // Act
-    await settleJob({ jobs, now }, aRequest(), {
-      success: true,
-      durationInMs: 1200,
-      endedAt: '2026-03-01T12:00:01.200Z',
-    });
+    await settleJob({ jobs, now }, aRequest(), { durationInMs: 1200 });
 
     // Assess
-    expect(jobs.jobs.get('task-1')).toMatchObject({
-      status: 'completed',
-      completedAt: '2026-03-01T12:00:01.200Z',
-    });
     expect(jobs.durations).toEqual([1200]);
+    expect(await jobs.getJob('task-1')).toEqual(stored);
   });
 
-  it('fails a job whose run failed, with the run error', async () => {
-    await enqueueRun(enqueueDeps(), aRequest());
-    await settleJob({ jobs, now }, aRequest(), {
-      success: false,
-      error: 'boom',
-      durationInMs: 5,
-      endedAt: 'e',
-    });
-    expect(jobs.jobs.get('task-1')).toMatchObject({ status: 'failed', error: 'boom' });
-  });
-
-  it('leaves a cancelled job cancelled when its run ends after all', async () => {
-    await enqueueRun(enqueueDeps(), aRequest());
-    await jobs.updateJob('task-1', ['queued'], { status: 'cancelled' });
-    await settleJob({ jobs, now }, aRequest(), { success: true, durationInMs: 5, endedAt: 'e' });
-    expect(jobs.jobs.get('task-1')?.status).toBe('cancelled');
+  it('leaves the duration out when the sampler does', async () => {
+    await settleJob({ jobs, now, recordsDurationOf: () => false }, aRequest(), { durationInMs: 5 });
     expect(jobs.durations).toEqual([]);
   });
+});
 
-  it('settles a job without recording its duration when the sampler leaves it out', async () => {
-    // Prepare
-    await enqueueRun(enqueueDeps(), aRequest());
-
-    // Act
-    await settleJob({ jobs, now, recordsDurationOf: () => false }, aRequest(), {
-      success: true,
-      durationInMs: 5,
-      endedAt: 'e',
+describe('settledJob', () => {
+  it('completes a processing job whose run has ended well', () => {
+    const processing = { ...queuedJobOf('task-1'), status: 'processing' as const, startedAt: 's' };
+    expect(settledJob(processing, { success: true, startedAt: 's', endedAt: 'e' })).toMatchObject({
+      status: 'completed',
+      startedAt: 's',
+      completedAt: 'e',
     });
+  });
 
-    // Assess
-    expect(jobs.jobs.get('task-1')?.status).toBe('completed');
-    expect(jobs.durations).toEqual([]);
+  it('fails a queued job whose run failed, with the run error or a plain one', () => {
+    const queued = queuedJobOf('task-1');
+    const run = { success: false, startedAt: 's', endedAt: 'e' };
+    expect(settledJob(queued, { ...run, error: 'boom' })).toMatchObject({ status: 'failed', error: 'boom' });
+    expect(settledJob(queued, run)).toMatchObject({ status: 'failed', error: 'The run failed' });
+  });
+
+  it('keeps a status the job item holds as finished, and a job whose run has not ended', () => {
+    const cancelled = { ...queuedJobOf('task-1'), status: 'cancelled' as const, error: 'Cancelled' };
+    expect(settledJob(cancelled, { success: true, startedAt: 's', endedAt: 'e' })).toEqual(cancelled);
+    expect(settledJob(queuedJobOf('task-1'), undefined)).toEqual(queuedJobOf('task-1'));
   });
 });
 
@@ -392,7 +401,7 @@ describe('durationSampler', () => {
 });
 
 describe('cancelJob', () => {
-  const cancelDeps = () => ({ identity: member, jobs, runs, now });
+  const cancelDeps = () => ({ identity: member, jobs, runs, settledRunOf, now });
 
   it('marks a processing job cancelled and stops its run', async () => {
     // Prepare
@@ -409,9 +418,34 @@ describe('cancelJob', () => {
 
   it('refuses to cancel a finished job with a conflict', async () => {
     await enqueueRun(enqueueDeps(), aRequest());
-    await settleJob({ jobs, now }, aRequest(), { success: true, durationInMs: 5, endedAt: 'e' });
+    await finalize({ success: true });
+    await expect(cancelJob(cancelDeps(), principal, 'task-1')).rejects.toThrow(
+      'Job task-1 is completed and cannot be cancelled',
+    );
+    expect(runs.stopAsync).not.toHaveBeenCalled();
+    expect(jobs.jobs.get('task-1')?.status).toBe('queued');
+  });
+
+  it('refuses to cancel a job failed as stored with a conflict', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await failDeadLetteredJob({ jobs, settledRunOf, now }, 'task-1', 5);
     await expect(cancelJob(cancelDeps(), principal, 'task-1')).rejects.toThrow(ConflictError);
     expect(runs.stopAsync).not.toHaveBeenCalled();
+  });
+
+  it('keeps the job cancelled when its run ends after the cancel', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+    await cancelJob(cancelDeps(), principal, 'task-1');
+
+    // Act
+    await finalize({ success: true });
+    const view = await jobStatusView({ jobs, now, settledRunOf }, (await jobs.getJob('task-1')) as Job);
+
+    // Assess
+    expect(view).toMatchObject({ success: false, status: 'cancelled', error: 'Cancelled' });
+    expect(view.output).toBeUndefined();
   });
 
   it('answers not found for a job of another workspace', async () => {
@@ -423,16 +457,40 @@ describe('cancelJob', () => {
 describe('failDeadLetteredJob', () => {
   it('fails a job that never started, saying how often it was tried', async () => {
     await enqueueRun(enqueueDeps(), aRequest());
-    await failDeadLetteredJob({ jobs, now }, 'task-1', 5);
+    await failDeadLetteredJob({ jobs, settledRunOf, now }, 'task-1', 5);
     expect(jobs.jobs.get('task-1')).toMatchObject({
       status: 'failed',
       error: 'The run could not be started after 5 attempts',
     });
   });
+
+  it('leaves a job whose run has ended after all to its log entry', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await finalize({ success: true });
+    await failDeadLetteredJob({ jobs, settledRunOf, now }, 'task-1', 5);
+    expect(jobs.jobs.get('task-1')?.status).toBe('queued');
+  });
+});
+
+describe('failUnsettledJob', () => {
+  it('fails a processing job whose run broke before its log entry was written', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+    await failUnsettledJob({ jobs, settledRunOf, now }, 'task-1', 'The run ended failed');
+    expect(jobs.jobs.get('task-1')).toMatchObject({ status: 'failed', error: 'The run ended failed' });
+  });
+
+  it('leaves a job whose log entry was written to that entry', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+    await finalize({ success: true });
+    await failUnsettledJob({ jobs, settledRunOf, now }, 'task-1', 'The run ended failed');
+    expect(jobs.jobs.get('task-1')?.status).toBe('processing');
+  });
 });
 
 describe('jobStatusView', () => {
-  const statusDeps = () => ({ jobs, now, outputOf: async () => ({ shouted: 'ADA' }) });
+  const statusDeps = () => ({ jobs, now, settledRunOf });
 
   it('shows a processing job with its running duration and an estimate from recent runs', async () => {
     // Prepare
@@ -457,11 +515,8 @@ describe('jobStatusView', () => {
   it('shows a completed job with its output and no estimate', async () => {
     await enqueueRun(enqueueDeps(), aRequest());
     await startQueuedJob(startDeps(), 'task-1');
-    await settleJob({ jobs, now }, aRequest(), {
-      success: true,
-      durationInMs: 40,
-      endedAt: '2026-03-01T12:00:00.040Z',
-    });
+    vi.advanceTimersByTime(40);
+    await finalize({ success: true, output: { shouted: 'ADA' } });
     const view = await jobStatusView(statusDeps(), (await jobs.getJob('task-1')) as Job);
     expect(view).toMatchObject({ success: true, status: 'completed', output: { shouted: 'ADA' } });
     expect(view.metadata).toEqual({
@@ -469,6 +524,16 @@ describe('jobStatusView', () => {
       completedAt: '2026-03-01T12:00:00.040Z',
       duration: 40,
     });
+    expect(view.estimatedDuration).toBeUndefined();
+  });
+
+  it('shows a failed run with its error and no output', async () => {
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+    await finalize({ success: false, error: 'The run failed: boom' });
+    const view = await jobStatusView(statusDeps(), (await jobs.getJob('task-1')) as Job);
+    expect(view).toMatchObject({ success: false, status: 'failed', error: 'The run failed: boom' });
+    expect(view.output).toBeUndefined();
     expect(view.estimatedDuration).toBeUndefined();
   });
 });

@@ -88,8 +88,7 @@ const usageLedger = () => {
 
 // Sync runs have no job to settle.
 const noJobs = {
-  updateJob: async () => expect.unreachable('a sync run settles no job'),
-  recordDuration: async () => undefined,
+  recordDuration: async () => expect.unreachable('a sync run settles no job'),
 };
 
 describe('executeStep', () => {

@@ -89,10 +89,7 @@ function deps(
     finalize: {
       logs: options.logs ?? new MemoryLogs(),
       checkpoints: noCheckpoints,
-      jobs: {
-        updateJob: async () => expect.unreachable('a streamed run settles no job'),
-        recordDuration: async () => undefined,
-      },
+      jobs: { recordDuration: async () => expect.unreachable('a streamed run settles no job') },
       now: () => new Date(clockInMs),
       usage: { addRunCost: async () => undefined },
       baseChargePerRunInUsd: 0,
