@@ -176,18 +176,40 @@ function startInvocation(route: RouteDefinition) {
   return startInvocationMetering(route.id, routeMemoryInMb(route));
 }
 
-/** Each write goes out at once as a chunk (chunked transfer), as API Gateway streams it. */
-function nodeSink(response: ServerResponse): ResponseSink {
+/**
+ * A stream's writes go out at once as chunks (chunked transfer), as API Gateway streams them. A
+ * JSON answer comes as start, write and end in one go: what comes before the current job ends is
+ * held, so such an answer leaves in one write with its length (a socket write costs about a tenth
+ * of a millisecond of CPU on loopback), and a stream's status and headers go out right after its start.
+ */
+export function nodeSink(response: ServerResponse): ResponseSink {
+  let held: { statusCode: number; headers: Record<string, string>; body: string } | undefined;
+  const sendHeld = () => {
+    if (!held) return;
+    const { statusCode, headers, body } = held;
+    held = undefined;
+    // The local server answered on its own already: the handler broke.
+    if (response.headersSent) return;
+    response.writeHead(statusCode, headers);
+    if (body) response.write(body);
+    else response.flushHeaders();
+  };
   return {
     start(statusCode, headers) {
-      response.writeHead(statusCode, headers);
-      response.flushHeaders();
+      held = { statusCode, headers, body: '' };
+      queueMicrotask(sendHeld);
     },
     write(text) {
-      response.write(text);
+      if (held) held.body += text;
+      else response.write(text);
     },
     end() {
-      response.end();
+      if (!held) return void response.end();
+      const { statusCode, headers, body } = held;
+      held = undefined;
+      if (response.headersSent) return;
+      response.writeHead(statusCode, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+      response.end(body);
     },
   };
 }

@@ -88,10 +88,23 @@ export async function runStep(
   deps: EngineDeps,
   options: StepOptions,
 ): Promise<StepResult> {
+  return runStepInPlace(cloneCheckpoint(checkpoint), deps, options);
+}
+
+/**
+ * `runStep` on a checkpoint its caller gives up, such as the one `startRun` just returned: the step
+ * works on it and changes it rather than a copy (copying a small run's state costs about as much
+ * CPU as scheduling its blocks).
+ */
+export async function runStepInPlace(
+  checkpoint: Checkpoint,
+  deps: EngineDeps,
+  options: StepOptions,
+): Promise<StepResult> {
   if (checkpoint.version !== 2) {
     throw new Error(`Checkpoint version ${String(checkpoint.version)} is not supported by this engine`);
   }
-  return new Scheduler(cloneCheckpoint(checkpoint), deps, options).run();
+  return new Scheduler(checkpoint, deps, options).run();
 }
 
 /** A copy the step may change. Graphs are never changed by a run, so they are shared rather than copied. */
@@ -115,7 +128,8 @@ export async function runToCompletion(context: RunContext, deps: EngineDeps): Pr
   const options: StepOptions = { budgetInMs: Number.POSITIVE_INFINITY, environment: context.environment };
   let checkpoint = startRun(context, deps.limits);
   for (;;) {
-    const step = await runStep(checkpoint, deps, options);
+    // Each checkpoint is this loop's own: the one startRun made, then the last step's.
+    const step = await runStepInPlace(checkpoint, deps, options);
     if (step.status === 'done') return step.result;
     if (step.status === 'waiting') await sleepOf(deps)(Math.ceil(step.waitSeconds * 1000));
     checkpoint = step.checkpoint;

@@ -203,7 +203,10 @@ interface Frame {
   reached: Set<string>;
   /** Blocks not yet done, failed, skipped or cancelled. */
   remaining: number;
-  controller: AbortController;
+  /** Made when a block first asks for the frame's signal (see `signalOf`). */
+  controller?: AbortController;
+  /** Why the frame was cancelled, for a signal asked for after it was. */
+  cancelledBecause?: string;
   children: Set<Frame>;
   tasks: Set<Task>;
   /** Containers and workflow blocks that have started and not finished. */
@@ -363,7 +366,6 @@ export class Scheduler {
       pendingIncoming: new Map(),
       reached: new Set(scope.entries),
       remaining: 0,
-      controller: new AbortController(),
       children: new Set(),
       tasks: new Set(),
       running: new Set(),
@@ -615,7 +617,7 @@ export class Scheduler {
       block: frame.index.graph.blocks[id],
       context: frame.context,
       deps: this.deps,
-      signal: frame.controller.signal,
+      signal: this.signalOf(frame),
     };
   }
 
@@ -691,7 +693,7 @@ export class Scheduler {
     const left = block.waitUntil! - this.deps.now();
     this.whenSettled(
       task,
-      left > 0 ? sleepOf(this.deps)(left, frame.controller.signal) : Promise.resolve(),
+      left > 0 ? sleepOf(this.deps)(left, this.signalOf(frame)) : Promise.resolve(),
       () => this.succeed(frame, id, { output: block.output }, task.startedAt, task.shownInputs),
       this.blockFailed,
     );
@@ -947,6 +949,7 @@ export class Scheduler {
    */
   private cancel(frame: Frame, reason: string): void {
     const error = `Cancelled: ${reason}`;
+    const underWay = frame.running.size > 0 || frame.tasks.size > 0 || frame.waiting.size > 0;
     for (const id of [...frame.running]) {
       const block = frame.state.blocks[id];
       let children: TraceSpan[] | undefined;
@@ -974,7 +977,20 @@ export class Scheduler {
       this.cancelBlock(frame, id, block.startedAt!, block.input, error);
     }
     frame.conditions.clear();
-    frame.controller.abort(new Error(error));
+    frame.cancelledBecause ??= error;
+    // Only work under way listens to the signal. With none (a run that ended at its response
+    // block), the abort (an Error with its stack, an event) waits for whoever asks for it later.
+    if (underWay) frame.controller?.abort(new Error(frame.cancelledBecause));
+    else frame.controller = undefined;
+  }
+
+  /** The signal the frame's blocks get: aborted, with the reason, once the frame is cancelled. */
+  private signalOf(frame: Frame): AbortSignal {
+    if (!frame.controller) {
+      frame.controller = new AbortController();
+      if (frame.cancelledBecause) frame.controller.abort(new Error(frame.cancelledBecause));
+    }
+    return frame.controller.signal;
   }
 
   private cancelBlock(
@@ -1136,11 +1152,7 @@ export class Scheduler {
     this.whenSettled(
       task,
       (async () =>
-        evaluateExpression(
-          interpolateCode(container.condition!, scope),
-          this.deps,
-          frame.controller.signal,
-        ))(),
+        evaluateExpression(interpolateCode(container.condition!, scope), this.deps, this.signalOf(frame)))(),
       (_task, holds) => {
         frame.conditions.delete(id);
         if (!holds) this.finishContainer(frame, id);

@@ -5,7 +5,7 @@
 import { completionEventOf } from '../notifications/events';
 import type { NotificationQueue } from '../notifications/types';
 import { filesIn } from '../files/collect';
-import { runStep, startRun, type Checkpoint } from '../engine/run';
+import { runStep, runStepInPlace, startRun, type Checkpoint } from '../engine/run';
 import { addCharge } from '../engine/cost';
 import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
 import { redactSecrets } from '../environment/redact';
@@ -92,7 +92,9 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   const environment = await environmentFor(deps, checkpoint.context.graph, state.workspaceId);
   const syncLeftInMs = syncTimeLeftInMs(deps, state, now());
   const budgetInMs = Math.min(deps.budgetInMs, syncLeftInMs);
-  let outcome = await runStep(checkpoint, deps.engine, { budgetInMs, environment });
+  // A first checkpoint was made here for this step alone; a loaded one may be the store's own object.
+  const step = resuming ? runStep : runStepInPlace;
+  let outcome = await step(checkpoint, deps.engine, { budgetInMs, environment });
   if (outcome.status !== 'done' && syncLeftInMs !== Number.POSITIVE_INFINITY) {
     const leftInMs = syncTimeLeftInMs(deps, state, now());
     const needsInMs = outcome.status === 'waiting' ? outcome.waitSeconds * 1000 : Number.POSITIVE_INFINITY;

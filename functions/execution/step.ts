@@ -1,18 +1,17 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import type { ExecutionState } from '../../core/runs/types';
 import { executeStep } from '../../core/runs/service';
-import { logger, withInvocationLogger } from '../http/logger';
+import { logInvocation, loggerOf } from '../http/logger';
 import { stepDeps } from '../wiring/step';
 
 /** Step task of the execution state machine. A thrown error reaches Finalize through the Catch. */
-export async function step(state: ExecutionState) {
+export async function step(state: ExecutionState, context: Context) {
+  const logger = loggerOf(context);
   logger.appendKeys({ executionId: state.executionId, workflowId: state.workflowId });
   const outcome = await executeStep(stepDeps(), state);
   logger.info('Step ended', { status: outcome.status });
   return outcome;
 }
 
-export const handler = withInvocationLogger(
-  middy(step).use(injectLambdaContext(logger, { resetKeys: true })),
-);
+export const handler = middy(step).use(logInvocation());

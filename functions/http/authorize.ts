@@ -3,6 +3,7 @@
  * request's token drawn. Apart from ./route.ts, so the routes that take no credentials
  * (`publicRoute`) carry none of it.
  */
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { acceptsIdToken, type RouteDefinition } from '../../catalog/route-definition';
 import { readSwitches } from '../../core/config/switches';
 import { UnauthorizedError } from '../../core/errors';
@@ -11,13 +12,13 @@ import { findApiKey, type Principal } from '../../core/identity/service';
 import { identityDeps, idTokenVerifier } from '../wiring/identity';
 import { requireAdminKey } from './admin-key';
 import { admitPrincipal, authenticateAndAdmit, type RequestLimits } from './limits';
-import { logger } from './logger';
 
 /** Who is calling, if the route takes credentials; throws when they are missing or wrong. */
 export type Authorizer = (
   route: RouteDefinition,
   headers: Record<string, string>,
   limits: RequestLimits,
+  logger: Logger,
 ) => Promise<Principal | undefined>;
 
 /** Admin key, or API key with the request's token drawn (see functions/http/limits.ts). */
@@ -25,6 +26,7 @@ export async function authorize(
   route: RouteDefinition,
   headers: Record<string, string>,
   limits: RequestLimits,
+  logger: Logger,
 ): Promise<Principal | undefined> {
   if (route.auth === 'admin') {
     await requireAdminKey(headers['x-admin-key']);

@@ -1,6 +1,7 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { isServiceError } from '../../core/errors';
-import { logger } from './logger';
+import { logger as rootLogger } from './logger';
 
 export interface JsonResponse {
   statusCode: number;
@@ -24,7 +25,7 @@ export function toProxyResult(response: JsonResponse): APIGatewayProxyResult {
 }
 
 /** Errors below 500 are the caller's to see; anything else is a plain 500 with no internals. */
-export function errorResponse(error: unknown): JsonResponse {
+export function errorResponse(error: unknown, logger: Logger = rootLogger): JsonResponse {
   if (isServiceError(error) && error.statusCode < 500) {
     return {
       statusCode: error.statusCode,

@@ -3,9 +3,9 @@
  * parse and validate with the route's zod schemas, call the route's function, answer JSON, map
  * errors; every answer carries the X-RateLimit-* headers of the bucket the request drew from.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition, RouteIn } from '../../catalog/route-definition';
 import { routeIn } from '../../catalog/route-definition';
 import * as z from '../../catalog/zod';
@@ -13,7 +13,7 @@ import { ValidationError } from '../../core/errors';
 import type { Principal } from '../../core/identity/service';
 import { type Authorizer, authorize } from './authorize';
 import { countFailedAuthentication, RequestLimits, refuseBlockedSource } from './limits';
-import { logger, withInvocationLogger } from './logger';
+import { logInvocation, loggerOf, logger as rootLogger } from './logger';
 import { parseJsonBody, requireJsonContentType } from './json-body';
 import { errorResponse, type JsonResponse, toProxyResult } from './responses';
 
@@ -36,6 +36,8 @@ export interface RouteInput<R> {
   event: APIGatewayProxyEvent;
   /** The bucket the request drew from and whose limits apply (its owner); a handler may draw itself. */
   limits: RequestLimits;
+  /** This invocation's logger: the keys a handler appends (the execution id) go on its lines only. */
+  logger: Logger;
 }
 
 /**
@@ -68,16 +70,17 @@ function routeHandler<R>(
   fn: (input: RouteInput<R>) => Promise<JsonResponse>,
   authorizer: Authorizer,
 ) {
-  const handle = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const handle = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const limits = new RequestLimits();
+    const logger = loggerOf(context);
     try {
-      const response = await fn(await routeInputOf<R>(route, event, limits, authorizer));
+      const response = await fn(await routeInputOf<R>(route, event, limits, authorizer, logger));
       return toProxyResult(withLimitHeaders(response, limits));
     } catch (error) {
-      return toProxyResult(withLimitHeaders(await failureResponse(error, event, limits), limits));
+      return toProxyResult(withLimitHeaders(await failureResponse(error, event, limits, logger), limits));
     }
   };
-  return withInvocationLogger(middy(handle).use(injectLambdaContext(logger, { resetKeys: true })));
+  return middy(handle).use(logInvocation());
 }
 
 /** The error answer; a failed authentication counts against its source address (maybe a 429). */
@@ -85,12 +88,13 @@ export async function failureResponse(
   error: unknown,
   event: APIGatewayProxyEvent,
   limits: RequestLimits,
+  logger: Logger,
 ): Promise<JsonResponse> {
   try {
     await limits.refundUnlessStarted();
-    return errorResponse(await countFailedAuthentication(error, event, limits));
+    return errorResponse(await countFailedAuthentication(error, event, limits), logger);
   } catch (countingError) {
-    return errorResponse(countingError);
+    return errorResponse(countingError, logger);
   }
 }
 
@@ -110,21 +114,25 @@ export async function routeInputOf<R>(
   event: APIGatewayProxyEvent,
   limits: RequestLimits,
   authorizer: Authorizer,
+  logger: Logger,
 ): Promise<RouteInput<R>> {
   refuseBlockedSource(event, limits);
   const headers = lowercaseHeaders(event.headers);
   // A path that cannot be decoded is malformed whoever sends it, so it is refused before auth.
   const pathParameters = decodePathParameters(event.pathParameters);
-  const principal = await authorizer(route, headers, limits);
+  const principal = await authorizer(route, headers, limits, logger);
   return {
-    params: validate(route.request?.params, pathParameters, 'path parameter'),
-    query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter'),
-    body: route.request?.body ? validate(route.request.body, jsonBodyOf(event, headers), 'body') : undefined,
+    params: validate(route.request?.params, pathParameters, 'path parameter', logger),
+    query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter', logger),
+    body: route.request?.body
+      ? validate(route.request.body, jsonBodyOf(event, headers), 'body', logger)
+      : undefined,
     principal,
     headers,
     permission: route.permission,
     event,
     limits,
+    logger,
   } as RouteInput<R>;
 }
 
@@ -168,9 +176,10 @@ export function validate<T extends z.core.$ZodType | undefined>(
   schema: T,
   value: unknown,
   where: string,
+  logger: Logger = rootLogger,
 ): unknown {
   if (!schema) return undefined;
-  const parsed = safeParse(schema, value, where);
+  const parsed = safeParse(schema, value, where, logger);
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.map((issue) => ({
     path: issue.path.map(String).join('.') || '(root)',
@@ -185,7 +194,7 @@ export function validate<T extends z.core.$ZodType | undefined>(
  * A schema throws (rather than reports an issue) only from a refinement or transform that met
  * input it did not expect: the input is at fault, so it is a 400, and the message stays internal.
  */
-function safeParse(schema: z.core.$ZodType, value: unknown, where: string) {
+function safeParse(schema: z.core.$ZodType, value: unknown, where: string, logger: Logger) {
   try {
     return z.safeParse(schema, value);
   } catch (error) {

@@ -8,11 +8,10 @@
  * function that buffers the whole answer into a proxy result (tests and tools that call handlers
  * directly). `handler.stream` is what the local server calls with a sink over its response.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route-definition';
-import { logger, withInvocationLogger } from './logger';
+import { logInvocation, loggerOf } from './logger';
 import { RequestLimits } from './limits';
 import { type JsonResponse, toProxyResult } from './responses';
 import { authorize } from './authorize';
@@ -57,10 +56,11 @@ export function streamingHttpRoute<
   Id extends Routes[number]['id'],
 >(routes: Routes, id: Id, fn: StreamingRouteFn<RouteIn<Routes, Id>>): StreamingHandler {
   const route = routeIn(routes, id);
-  const stream = async (event: APIGatewayProxyEvent, sink: ResponseSink): Promise<void> => {
+  const stream = async (event: APIGatewayProxyEvent, sink: ResponseSink, context: Context): Promise<void> => {
     let response: JsonResponse | undefined;
     let started = false;
     const limits = new RequestLimits();
+    const logger = loggerOf(context);
     const tracked: ResponseSink = {
       start(statusCode, headers) {
         started = true;
@@ -70,14 +70,17 @@ export function streamingHttpRoute<
       end: () => sink.end(),
     };
     try {
-      response = await fn(await routeInputOf<RouteIn<Routes, Id>>(route, event, limits, authorize), tracked);
+      response = await fn(
+        await routeInputOf<RouteIn<Routes, Id>>(route, event, limits, authorize, logger),
+        tracked,
+      );
     } catch (error) {
       // Status and headers are gone already: a second prelude would corrupt the stream, so it ends.
       if (started) {
         logger.error('Streamed answer broke after it began', { error: error as Error });
         return sink.end();
       }
-      response = await failureResponse(error, event, limits);
+      response = await failureResponse(error, event, limits, logger);
     }
     if (!response) return;
     const result = toProxyResult(withLimitHeaders(response, limits));
@@ -85,13 +88,9 @@ export function streamingHttpRoute<
     sink.write(result.body);
     sink.end();
   };
-  const withLogger = (handle: (event: APIGatewayProxyEvent, sink: ResponseSink) => Promise<void>) =>
-    withInvocationLogger(
-      middy(async (input: { event: APIGatewayProxyEvent; sink: ResponseSink }) =>
-        handle(input.event, input.sink),
-      ).use(injectLambdaContext(logger, { resetKeys: true })),
-    );
-  const logged = withLogger(stream);
+  const logged = middy(async (input: { event: APIGatewayProxyEvent; sink: ResponseSink }, context: Context) =>
+    stream(input.event, input.sink, context),
+  ).use(logInvocation());
   const run = (event: APIGatewayProxyEvent, sink: ResponseSink, context: Context) =>
     logged({ event, sink }, context);
 

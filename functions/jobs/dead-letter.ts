@@ -2,15 +2,15 @@
  * Consumer of the jobs dead-letter queue: a message lands there after its last failed delivery, so
  * its job never started; the job is failed with the reason instead of staying queued forever.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { failDeadLetteredJob } from '../../core/jobs/service';
 import { parseJobMessage } from '../../core/jobs/worker';
-import { logger, withInvocationLogger } from '../http/logger';
+import { logInvocation, loggerOf } from '../http/logger';
 import { failDeps } from '../wiring/jobs';
 
-export async function failDeadLettered(event: SQSEvent): Promise<SQSBatchResponse> {
+export async function failDeadLettered(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  const logger = loggerOf(context);
   const deps = failDeps();
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
@@ -31,6 +31,4 @@ export async function failDeadLettered(event: SQSEvent): Promise<SQSBatchRespons
   return { batchItemFailures: failures };
 }
 
-export const handler = withInvocationLogger(
-  middy(failDeadLettered).use(injectLambdaContext(logger, { resetKeys: true })),
-);
+export const handler = middy(failDeadLettered).use(logInvocation());

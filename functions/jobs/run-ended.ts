@@ -3,11 +3,10 @@
  * reached a Finalize that settles its job, so the job is failed here instead of staying
  * `processing`. A job that was settled or cancelled already is left as it is.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { EventBridgeEvent } from 'aws-lambda';
+import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { failUnsettledJob } from '../../core/jobs/service';
-import { logger, withInvocationLogger } from '../http/logger';
+import { logInvocation, loggerOf } from '../http/logger';
 import { failDeps } from '../wiring/jobs';
 
 export type ExecutionStatusChange = EventBridgeEvent<
@@ -15,12 +14,10 @@ export type ExecutionStatusChange = EventBridgeEvent<
   { name: string; status: string; executionArn?: string; cause?: string | null }
 >;
 
-export async function runEnded(event: ExecutionStatusChange): Promise<void> {
+export async function runEnded(event: ExecutionStatusChange, context: Context): Promise<void> {
   const { name, status } = event.detail;
-  logger.warn('Asynchronous run ended outside Finalize', { executionId: name, status });
+  loggerOf(context).warn('Asynchronous run ended outside Finalize', { executionId: name, status });
   await failUnsettledJob(failDeps(), name, `The run ended ${status.toLowerCase().replace('_', ' ')}`);
 }
 
-export const handler = withInvocationLogger(
-  middy(runEnded).use(injectLambdaContext(logger, { resetKeys: true })),
-);
+export const handler = middy(runEnded).use(logInvocation());

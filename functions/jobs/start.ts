@@ -3,14 +3,14 @@
  * machine. The jobs a batch names are read in one call. Messages that fail are reported as partial
  * batch failures, so only they come back.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handleJobMessages } from '../../core/jobs/worker';
-import { logger, withInvocationLogger } from '../http/logger';
+import { logInvocation, loggerOf } from '../http/logger';
 import { jobWorkerDeps } from '../wiring/job-worker';
 
-export async function startJobs(event: SQSEvent): Promise<SQSBatchResponse> {
+export async function startJobs(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  const logger = loggerOf(context);
   const results = await handleJobMessages(
     jobWorkerDeps(),
     event.Records.map((record) => record.body),
@@ -30,6 +30,4 @@ export async function startJobs(event: SQSEvent): Promise<SQSBatchResponse> {
   return { batchItemFailures: failures };
 }
 
-export const handler = withInvocationLogger(
-  middy(startJobs).use(injectLambdaContext(logger, { resetKeys: true })),
-);
+export const handler = middy(startJobs).use(logInvocation());

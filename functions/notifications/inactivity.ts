@@ -1,16 +1,14 @@
 /** On a clock: alerts of the no-activity rules whose workflows have not run for their hours. */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { checkInactivity } from '../../core/notifications/service';
-import { logger, withInvocationLogger } from '../http/logger';
+import { logInvocation, loggerOf } from '../http/logger';
 import { inactivityDeps } from '../wiring/notifications';
 
-export async function checkInactiveWorkflows(): Promise<{ alerts: number }> {
+export async function checkInactiveWorkflows(_event: unknown, context: Context): Promise<{ alerts: number }> {
   const alerts = await checkInactivity(inactivityDeps());
-  logger.info('No-activity rules checked', { alerts });
+  loggerOf(context).info('No-activity rules checked', { alerts });
   return { alerts };
 }
 
-export const handler = withInvocationLogger(
-  middy(checkInactiveWorkflows).use(injectLambdaContext(logger, { resetKeys: true })),
-);
+export const handler = middy(checkInactiveWorkflows).use(logInvocation());

@@ -3,15 +3,15 @@
  * matches; a delivery gets one attempt. A delivery to try again stays on the queue, made visible
  * when its next attempt is due (reported as a batch item failure, so it is not deleted).
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { attemptDelivery, dispatchEvent } from '../../core/notifications/service';
 import type { NotificationMessage } from '../../core/notifications/types';
-import { logger, withInvocationLogger } from '../http/logger';
+import { logInvocation, loggerOf } from '../http/logger';
 import { notificationWorkerDeps } from '../wiring/notification-worker';
 
-export async function handleNotifications(event: SQSEvent): Promise<SQSBatchResponse> {
+export async function handleNotifications(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  const logger = loggerOf(context);
   const deps = notificationWorkerDeps();
   const failures = await Promise.all(
     event.Records.map(async (record) => {
@@ -38,6 +38,4 @@ export async function handleNotifications(event: SQSEvent): Promise<SQSBatchResp
   return { batchItemFailures: failures.filter((failure) => failure !== undefined) };
 }
 
-export const handler = withInvocationLogger(
-  middy(handleNotifications).use(injectLambdaContext(logger, { resetKeys: true })),
-);
+export const handler = middy(handleNotifications).use(logInvocation());

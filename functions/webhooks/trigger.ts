@@ -4,7 +4,6 @@ import { enqueueRun } from '../../core/jobs/service';
 import { prepareRun } from '../../core/runs/prepare';
 import { resolveWebhookCall } from '../../core/webhooks/service';
 import { parseJsonBody, requireJsonContentType } from '../http/json-body';
-import { logger } from '../http/logger';
 import { admitWebhookCall } from '../http/limits';
 import { publicRoute } from '../http/route';
 import { prepareDeps } from '../wiring/prepare';
@@ -15,7 +14,7 @@ import { webhookDeps } from '../wiring/webhooks';
 export const handler = publicRoute(
   webhookRoutes,
   'triggerWebhook',
-  async ({ params, headers, event, limits }) => {
+  async ({ params, headers, event, limits, logger }) => {
     const rawBody = event.isBase64Encoded
       ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
       : (event.body ?? '');

@@ -8,7 +8,6 @@ import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/prepare';
 import { streamRunFile } from '../../catalog/route-definition';
 import { executionBucketOf } from '../http/limits';
-import { logger } from '../http/logger';
 import { streamingHttpRoute } from '../http/streaming-route';
 import { executionStarter, syncBudgetInMs } from '../wiring/execution';
 import { prepareDeps } from '../wiring/prepare';
@@ -35,7 +34,7 @@ export async function loadStreamedRuns(): Promise<StreamedRuns> {
 export const handler = streamingHttpRoute(
   workflowRoutes,
   'executeWorkflow',
-  async ({ principal, params, body, headers, limits }, sink) => {
+  async ({ principal, params, body, headers, limits, logger }, sink) => {
     const { stream, selectedOutputs, ...input } = body;
     const mode = executionBucketOf(headers);
     const streamed =

@@ -1,7 +1,6 @@
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/prepare';
-import { logger } from '../http/logger';
 import type { JsonResponse } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { executionStarter, syncBudgetInMs } from '../wiring/execution';
@@ -11,7 +10,7 @@ import { prepareDeps } from '../wiring/prepare';
 export const handler = httpRoute(
   workflowRoutes,
   'runWorkflow',
-  async ({ principal, params, body, limits }): Promise<JsonResponse> => {
+  async ({ principal, params, body, limits, logger }): Promise<JsonResponse> => {
     const deps = prepareDeps({ freshWorkflow: body.draft === true });
     const request = await prepareRun(deps, principal, params.workflowId, body.input ?? {}, {
       trigger: 'manual',

@@ -3,7 +3,7 @@ import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
 import { ValidationError } from '../../../core/errors';
 import { blockDefinition } from '../../../core/engine/blocks/registry';
 import type { BlockRun } from '../../../core/engine/blocks/types';
-import { runStep, runToCompletion, startRun } from '../../../core/engine/run';
+import { runStep, runStepInPlace, runToCompletion, startRun } from '../../../core/engine/run';
 import type { CodeRunRequest, TraceSpan } from '../../../core/engine/types';
 import { block, contextOf, depsOf, edge, fakeClock, graphOf, inProcessRunner, startedAt } from './fixtures';
 
@@ -464,6 +464,35 @@ describe('workflow runs', () => {
     await runStep(checkpoint, depsOf(inProcessRunner()), { budgetInMs: 60_000, environment: {} });
 
     expect(checkpoint).toEqual(copy);
+  });
+
+  it('takes a step on the checkpoint it is handed, with runStepInPlace, as runStep does on a copy', async () => {
+    // Prepare
+    const graph = graphOf(
+      [
+        start,
+        block('f', 'function', 'Shout', { code: 'return <start.topic>.toUpperCase()' }),
+        block('r', 'response', 'Reply', { data: '<shout.result>' }),
+      ],
+      [edge('s', 'f'), edge('f', 'r')],
+    );
+    const deps = depsOf(inProcessRunner());
+    const context = contextOf(graph, { topic: 'hi' });
+    const expected = await runToCompletion(context, deps);
+    const checkpoint = startRun(context);
+
+    // Act
+    const first = await runStepInPlace(checkpoint, deps, { budgetInMs: 0, environment: {} });
+    const second = await runStepInPlace(first.status === 'running' ? first.checkpoint : checkpoint, deps, {
+      budgetInMs: 60_000,
+      environment: {},
+    });
+
+    // Assess
+    expect(first.status).toBe('running');
+    expect(first.status === 'running' && first.checkpoint).toBe(checkpoint);
+    expect(checkpoint.executed).toBeGreaterThan(0);
+    expect(second).toEqual({ status: 'done', result: expected });
   });
 
   it('evaluates each condition expression in the sandbox as a return statement', async () => {
