@@ -45,6 +45,11 @@ export function registerInProcessEndpoint(endpoint: string, dispatch: InProcessD
   };
 }
 
+/** The dispatch registered for `endpoint`, if any (the storage-call bench wraps it). */
+export function inProcessDispatchOf(endpoint: string): InProcessDispatch | undefined {
+  return dispatches.get(normalized(endpoint));
+}
+
 /** Whether a client pointed at `endpoint` can use {@link InProcessHttpHandler}. */
 export function isInProcessEndpoint(endpoint: string | undefined): endpoint is string {
   return endpoint !== undefined && dispatches.has(normalized(endpoint));
