@@ -33,15 +33,16 @@ function leanForInProcess<C extends { middlewareStack: { remove(name: string): b
 
 let documentClient: DynamoDBDocumentClient | undefined;
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(
-    withMetering(
-      leanForInProcess(
-        new DynamoDBClient({ region: region(), ...localOptions(process.env.DYNAMODB_ENDPOINT) }),
-        process.env.DYNAMODB_ENDPOINT,
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  documentClient ??= leanForInProcess(
+    DynamoDBDocumentClient.from(
+      withMetering(
+        leanForInProcess(new DynamoDBClient({ region: region(), ...localOptions(endpoint) }), endpoint),
+        'DynamoDB',
       ),
-      'DynamoDB',
+      { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
     ),
-    { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
+    endpoint,
   );
   return documentClient;
 }

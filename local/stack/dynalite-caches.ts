@@ -9,6 +9,8 @@
  * caches are installed by wrapping that function around the call (withTableCache). The description is
  * shared between the item calls that read it: they only read it (dynalite's actions that change a
  * table, DescribeTable and the tag calls read their own copy, as before).
+ *
+ * The same call also installs a memo of dynalite's parsed expressions (memoizeExpressions).
  */
 import { createRequire } from 'node:module';
 
@@ -34,13 +36,15 @@ export interface TableCacheCounts {
   misses: number;
 }
 
-const dynaliteDb = createRequire(import.meta.url)('dynalite/db') as DynaliteDbModule;
+const require = createRequire(import.meta.url);
+const dynaliteDb = require('dynalite/db') as DynaliteDbModule;
 
 /**
  * Calls `start` (which calls `dynalite()`) with every store it creates keeping a table cache;
  * returns what `start` returns and the cache's counts.
  */
 export function withTableCache<T>(start: () => T): { started: T; counts: TableCacheCounts } {
+  memoizeExpressions();
   const counts: TableCacheCounts = { hits: 0, misses: 0 };
   const create = dynaliteDb.create;
   dynaliteDb.create = (options) => cacheTables(create(options), counts);
@@ -104,4 +108,126 @@ function cacheTables(store: DynaliteStore, counts: TableCacheCounts): DynaliteSt
     });
   };
   return store;
+}
+
+/** What dynalite's validation hands its expression parsers (dynalite/validations/index.js `parse`). */
+interface ParseContext {
+  attrNames?: Record<string, string>;
+  attrVals?: Record<string, Record<string, unknown>>;
+  unusedAttrNames?: Record<string, boolean>;
+  unusedAttrVals?: Record<string, boolean>;
+  isKeyCondition?: boolean;
+}
+interface ExpressionParser {
+  parse(expression: string, options: { context: ParseContext }): unknown;
+}
+
+/** A parse with the request's attribute values taken out, and the names and values it used. */
+interface ParsedExpression {
+  template: unknown;
+  namesUsed: string[];
+  valuesUsed: string[];
+}
+
+/** How often the expression memo answered or missed, over the process (it is per process). */
+export const expressionMemoCounts: TableCacheCounts = { hits: 0, misses: 0 };
+
+/** Past this many expressions kept, the oldest is dropped. */
+export const EXPRESSION_MEMO_SIZE = 500;
+
+/** Where a template holds one of the request's attribute values. */
+class ValueSlot {
+  constructor(readonly name: string) {}
+}
+
+let expressionsMemoized = false;
+
+/**
+ * dynalite parses every condition, update, key condition, filter and projection expression anew
+ * with PEG parsers that build their few hundred closures on each call: 50 to 190 µs of CPU per
+ * expression, though a service sends the same few expressions again and again. Each parser is
+ * wrapped here with a memo of its successful parses (failures are parsed, and reported, every
+ * time), bounded to {@link EXPRESSION_MEMO_SIZE} entries.
+ *
+ * A parse depends on the expression, the attribute names, whether it is a key condition, and of
+ * the attribute values on their types only (operand type checks), except in two checks that read a
+ * value: BETWEEN's bounds in order, and attribute_type's type name. So the memo's key holds the
+ * values' types, or the values themselves when the expression mentions BETWEEN or attribute_type,
+ * and an entry keeps the parse with the values taken out (ValueSlot): a hit is a fresh copy with
+ * this request's values put in, as the parser would have returned it, and marks the names and
+ * values it uses as used, as the parser does (dynalite reports the unused ones).
+ */
+function memoizeExpressions(): void {
+  if (expressionsMemoized) return;
+  expressionsMemoized = true;
+  for (const name of ['conditionParser', 'updateParser', 'projectionParser']) {
+    const parser = require(`dynalite/db/${name}`) as ExpressionParser;
+    const parse = parser.parse;
+    const memo = new Map<string, ParsedExpression>();
+    parser.parse = (expression, options) => {
+      const { context } = options;
+      const values = context.attrVals ?? {};
+      const key = memoKey(expression, context);
+      const known = memo.get(key);
+      if (known) {
+        expressionMemoCounts.hits++;
+        for (const used of known.namesUsed) delete context.unusedAttrNames?.[used];
+        for (const used of known.valuesUsed) delete context.unusedAttrVals?.[used];
+        return fromTemplate(known.template, values);
+      }
+      expressionMemoCounts.misses++;
+      // Parsed with every name and value unused, to learn which this expression uses.
+      const unusedNames = Object.fromEntries(Object.keys(context.attrNames ?? {}).map((n) => [n, true]));
+      const unusedValues = Object.fromEntries(Object.keys(values).map((n) => [n, true]));
+      const result = parse(expression, {
+        context: { ...context, unusedAttrNames: unusedNames, unusedAttrVals: unusedValues },
+      });
+      const namesUsed = Object.keys(context.attrNames ?? {}).filter((n) => !(n in unusedNames));
+      const valuesUsed = Object.keys(values).filter((n) => !(n in unusedValues));
+      for (const used of namesUsed) delete context.unusedAttrNames?.[used];
+      for (const used of valuesUsed) delete context.unusedAttrVals?.[used];
+      // A string is the expression's error: not kept, so it is found and reported again each time.
+      if (result !== null && typeof result === 'object') {
+        const slots = new Map<unknown, string>(Object.entries(values).map(([n, value]) => [value, n]));
+        memo.set(key, { template: toTemplate(result, slots), namesUsed, valuesUsed });
+        if (memo.size > EXPRESSION_MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+      }
+      return result;
+    };
+  }
+}
+
+/** Expressions in which a parse reads the values themselves, not only their types. */
+const readsValues = /between|attribute_type/i;
+
+function memoKey(expression: string, context: ParseContext): string {
+  const values = context.attrVals ?? {};
+  const valuesPart = readsValues.test(expression)
+    ? JSON.stringify(values)
+    : Object.entries(values)
+        .map(([name, value]) => `${name}:${Object.keys(value ?? {}).join('+')}`)
+        .join(',');
+  return JSON.stringify([expression, context.isKeyCondition === true, context.attrNames ?? null, valuesPart]);
+}
+
+/** A copy of a parse with each of the request's values (by identity) replaced by its slot. */
+function toTemplate(node: unknown, slots: Map<unknown, string>): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  const slot = slots.get(node);
+  if (slot !== undefined) return new ValueSlot(slot);
+  if (Array.isArray(node)) return node.map((item) => toTemplate(item, slots));
+  // The parsers' own maps have no prototype; a copy keeps that.
+  const copy = Object.create(Object.getPrototypeOf(node)) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(node)) copy[key] = toTemplate(value, slots);
+  return copy;
+}
+
+/** A fresh parse from a template, with this request's values in its slots. */
+function fromTemplate(node: unknown, values: Record<string, unknown>): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  if (node instanceof ValueSlot) return values[node.name];
+  if (Array.isArray(node)) return node.map((item) => fromTemplate(item, values));
+  const copy = Object.create(Object.getPrototypeOf(node)) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(node)) copy[key] = fromTemplate(value, values);
+  return copy;
 }

@@ -15,8 +15,20 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTableCache } from '../../../local/stack/dynalite-caches';
+import {
+  EXPRESSION_MEMO_SIZE,
+  expressionMemoCounts,
+  withTableCache,
+} from '../../../local/stack/dynalite-caches';
 import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
+
+/** A client of the emulator over HTTP. */
+const clientOf = (dynamodb: RunningDynamoDb) =>
+  new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: dynamodb.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 
 /** dynalite's table descriptions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
 describe('dynalite table cache', () => {
@@ -26,11 +38,7 @@ describe('dynalite table cache', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'dynalite-caches-'));
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: dynamodb.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    client = clientOf(dynamodb);
   });
   afterAll(async () => {
     client.destroy();
@@ -160,11 +168,7 @@ describe('dynalite table cache', () => {
 
     // Act
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    const restarted = new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: dynamodb.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const restarted = clientOf(dynamodb);
     const got = await restarted.send(new GetItemCommand({ TableName: 'durable', Key: { id: { S: 'a' } } }));
     client.destroy();
     client = restarted;
@@ -172,6 +176,154 @@ describe('dynalite table cache', () => {
     // Assess
     expect(got.Item).toEqual({ id: { S: 'a' } });
     expect(dynamodb.tableCache).toEqual({ hits: 0, misses: 1 });
+  });
+});
+
+/** dynalite's parsed expressions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
+describe('dynalite expression memo', () => {
+  let dataDir: string;
+  let dynamodb: RunningDynamoDb;
+  let client: DynamoDBClient;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'dynalite-expressions-'));
+    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
+    client = clientOf(dynamodb);
+    await client.send(
+      new CreateTableCommand({
+        TableName: 'memo',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      }),
+    );
+    for (;;) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: 'memo' }));
+      if (Table?.TableStatus === 'ACTIVE') break;
+    }
+  });
+  afterAll(async () => {
+    client.destroy();
+    await dynamodb.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const failureOf = (call: Promise<unknown>) =>
+    call.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  /** The rate-limit update's shape: names in both expressions, the time in the values. */
+  const take = (id: string, values: Record<string, { N: string } | { S: string }>) =>
+    client.send(
+      new UpdateItemCommand({
+        TableName: 'memo',
+        Key: { id: { S: id } },
+        UpdateExpression: 'SET #tat = :next ADD #cost :charge',
+        ConditionExpression: 'attribute_exists(id) AND NOT #tat >= :now',
+        ExpressionAttributeNames: { '#tat': 'tat', '#cost': 'cost' },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+  const between = (lower: string, upper: string) =>
+    client.send(
+      new UpdateItemCommand({
+        TableName: 'memo',
+        Key: { id: { S: 'between' } },
+        UpdateExpression: 'SET #tat = :lower',
+        ConditionExpression: 'attribute_not_exists(#tat) OR #tat BETWEEN :lower AND :upper',
+        ExpressionAttributeNames: { '#tat': 'tat' },
+        ExpressionAttributeValues: { ':lower': { N: lower }, ':upper': { N: upper } },
+      }),
+    );
+
+  it("answers an expression parsed before with this call's values, and still checks its condition", async () => {
+    // Prepare
+    await client.send(new PutItemCommand({ TableName: 'memo', Item: { id: { S: 'a' }, tat: { N: '0' } } }));
+    await take('a', { ':next': { N: '10' }, ':charge': { N: '1' }, ':now': { N: '5' } });
+    const before = { ...expressionMemoCounts };
+
+    // Act
+    const second = await take('a', { ':next': { N: '30' }, ':charge': { N: '2' }, ':now': { N: '20' } });
+    const refused = await failureOf(
+      take('a', { ':next': { N: '40' }, ':charge': { N: '4' }, ':now': { N: '25' } }),
+    );
+    const missing = await failureOf(
+      take('nobody', { ':next': { N: '1' }, ':charge': { N: '1' }, ':now': { N: '0' } }),
+    );
+
+    // Assess
+    expect(second.Attributes).toEqual({ id: { S: 'a' }, tat: { N: '30' }, cost: { N: '3' } });
+    expect(refused).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(missing).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(expressionMemoCounts.hits - before.hits).toBe(6);
+    expect(expressionMemoCounts.misses).toBe(before.misses);
+    const got = await client.send(new GetItemCommand({ TableName: 'memo', Key: { id: { S: 'a' } } }));
+    expect(got.Item).toEqual({ id: { S: 'a' }, tat: { N: '30' }, cost: { N: '3' } });
+  });
+
+  it('reports the errors of values that differ from a kept parse as dynalite does', async () => {
+    // Prepare
+    await take('a', { ':next': { N: '50' }, ':charge': { N: '1' }, ':now': { N: '45' } });
+
+    // Act
+    const unused = await failureOf(
+      take('a', { ':next': { N: '60' }, ':charge': { N: '1' }, ':now': { N: '55' }, ':extra': { N: '1' } }),
+    );
+    const wrongType = await failureOf(
+      take('a', { ':next': { N: '60' }, ':charge': { S: 'one' }, ':now': { N: '55' } }),
+    );
+    const undefinedValue = await failureOf(take('a', { ':next': { N: '60' }, ':charge': { N: '1' } }));
+
+    // Assess
+    expect(String(unused)).toMatch(
+      /Value provided in ExpressionAttributeValues unused in expressions: keys: \{:extra\}/,
+    );
+    expect(String(wrongType)).toMatch(
+      /Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING/,
+    );
+    expect(String(undefinedValue)).toMatch(
+      /An expression attribute value used in expression is not defined; attribute value: :now/,
+    );
+  });
+
+  it("checks BETWEEN's bounds with each call's values", async () => {
+    // Prepare
+    await between('1', '2');
+
+    // Act
+    const reversed = await failureOf(between('9', '3'));
+    const inOrderAgain = await failureOf(between('1', '3'));
+
+    // Assess
+    expect(String(reversed)).toMatch(
+      /The BETWEEN operator requires upper bound to be greater than or equal to lower bound/,
+    );
+    expect(inOrderAgain).toBeUndefined();
+  });
+
+  it(`keeps at most ${EXPRESSION_MEMO_SIZE} expressions, dropping the oldest`, async () => {
+    // Prepare
+    const projected = (n: number) =>
+      client.send(
+        new GetItemCommand({
+          TableName: 'memo',
+          Key: { id: { S: 'a' } },
+          ProjectionExpression: `tat, p${n}`,
+        }),
+      );
+    await projected(0);
+    for (let n = 1; n <= EXPRESSION_MEMO_SIZE; n++) await projected(n);
+    const before = { ...expressionMemoCounts };
+
+    // Act
+    const got = await projected(0);
+    await projected(EXPRESSION_MEMO_SIZE);
+
+    // Assess
+    expect(got.Item).toEqual({ tat: { N: '50' } });
+    expect(expressionMemoCounts.misses - before.misses).toBe(1);
+    expect(expressionMemoCounts.hits - before.hits).toBe(1);
   });
 });
 

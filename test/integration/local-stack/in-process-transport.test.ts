@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
@@ -18,7 +18,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient, s3Client, sqsClient } from '../../../adapters/aws/clients';
-import { InProcessHttpHandler } from '../../../adapters/aws/in-process-transport';
+import {
+  InProcessHttpHandler,
+  leanForInProcess,
+  registerInProcessEndpoint,
+  unsignedSigner,
+} from '../../../adapters/aws/in-process-transport';
 import { clientsFor, type StackClients, useLocalStack } from '../../support/local-stack';
 
 /** The service's clients (adapters/aws/clients.ts) reach the stack's emulators without a socket. */
@@ -222,5 +227,126 @@ describe('in-process transport to the local stack', () => {
 
     // Assess
     expect(failure).toBeInstanceOf(QueueDoesNotExist);
+  });
+  it('gives each call of a command class its own input and answer, at once and one after the other', async () => {
+    // Prepare
+    const documents = dynamoDocumentClient();
+    const sqs = sqsClient();
+    const keys = Array.from({ length: 8 }, (_, n) => ({ pk: 'T#chain', sk: `I#${n}` }));
+
+    // Act
+    await Promise.all(
+      keys.map((key, n) => documents.send(new PutCommand({ TableName: table(), Item: { ...key, n } }))),
+    );
+    const together = await Promise.all(
+      keys.map((Key) => documents.send(new GetCommand({ TableName: table(), Key }))),
+    );
+    const oneByOne: unknown[] = [];
+    for (const Key of [...keys].reverse()) {
+      oneByOne.push((await documents.send(new GetCommand({ TableName: table(), Key }))).Item?.n);
+    }
+    const sent = await Promise.all(
+      ['a', 'b', 'c'].map((body) =>
+        sqs.send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: body })),
+      ),
+    );
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl(), MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl(),
+        Entries: (received.Messages ?? []).map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+
+    // Assess
+    expect(together.map((answer) => answer.Item?.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(oneByOne).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+    expect(new Set(sent.map((answer) => answer.MessageId)).size).toBe(3);
+    expect((received.Messages ?? []).map((message) => message.Body).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('runs middleware added to a client after its first calls', async () => {
+    // Prepare
+    const documents = dynamoDocumentClient();
+    await documents.send(new GetCommand({ TableName: table(), Key: { pk: 'T#late', sk: 'A' } }));
+    const seen: string[] = [];
+    documents.middlewareStack.add(
+      (next, context) => (args) => {
+        seen.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'lateMiddleware' },
+    );
+
+    // Act
+    try {
+      await documents.send(new GetCommand({ TableName: table(), Key: { pk: 'T#late', sk: 'A' } }));
+    } finally {
+      documents.middlewareStack.remove('lateMiddleware');
+    }
+    await documents.send(new GetCommand({ TableName: table(), Key: { pk: 'T#late', sk: 'A' } }));
+
+    // Assess
+    expect(seen).toEqual(['GetItemCommand']);
+  });
+
+  it('retries a call the emulator answered with a server error, as over HTTP', async () => {
+    // Prepare: an in-process endpoint that fails the first call, then forwards to dynalite over HTTP.
+    let failuresLeft = 1;
+    const flaky = 'http://127.0.0.2:9';
+    const unregister = registerInProcessEndpoint(flaky, async (request) => {
+      if (failuresLeft-- > 0) {
+        return {
+          statusCode: 500,
+          headers: { 'content-type': 'application/x-amz-json-1.0' },
+          body: Buffer.from(
+            JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError' }),
+          ),
+        };
+      }
+      const { host: _host, 'content-length': _length, ...headers } = request.headers;
+      const response = await fetch(stack().endpoints.dynamodb, {
+        method: request.method,
+        headers,
+        body: request.body,
+      });
+      return {
+        statusCode: response.status,
+        headers: Object.fromEntries(response.headers),
+        body: Buffer.from(await response.arrayBuffer()),
+      };
+    });
+    const client = leanForInProcess(
+      new DynamoDBClient({
+        region: stack().env.AWS_REGION,
+        endpoint: flaky,
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        requestHandler: new InProcessHttpHandler(flaky),
+        signer: unsignedSigner,
+      }),
+      flaky,
+    );
+    await outside.documents.send(
+      new PutCommand({ TableName: table(), Item: { pk: 'T#retry', sk: 'A', v: 1 } }),
+    );
+
+    // Act
+    try {
+      const got = await client.send(
+        new GetItemCommand({ TableName: table(), Key: { pk: { S: 'T#retry' }, sk: { S: 'A' } } }),
+      );
+
+      // Assess
+      expect(got.Item?.v).toEqual({ N: '1' });
+      expect(got.$metadata.attempts).toBe(2);
+    } finally {
+      unregister();
+      client.destroy();
+    }
   });
 });
