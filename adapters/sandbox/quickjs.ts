@@ -32,7 +32,7 @@ import {
 import { formatBytes } from '../../core/engine/json-size';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../core/engine/types';
 import { formatStdout, installConsole } from './console';
-import { type FetchIntrinsics, type FetchLimits, type HostFetches, newSandboxFetch } from './fetch';
+import { type FetchLimits, type FetchRun, type HostFetches, newSandboxFetch } from './fetch';
 import { errorMessageOf, type Intrinsics, plainText, scriptOptions } from './handles';
 import { SandboxError } from './sandbox-error';
 import { installTimers, type Timer } from './timers';
@@ -164,7 +164,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
     prepared = undefined;
     if (ready?.loaded === loaded) return ready;
     if (ready) release(ready);
-    return newSandbox(loaded, maxStdoutInBytes);
+    return newSandbox(loaded, maxStdoutInBytes, fetchLimits);
   };
   return {
     async run(request: CodeRunRequest): Promise<CodeRunResult> {
@@ -173,13 +173,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
       let sandbox: Sandbox | undefined;
       try {
         sandbox = take(loaded);
-        return await runInRuntime(
-          sandbox,
-          request,
-          loaded.heapIsFull,
-          fetchLimits,
-          options.interruptRequested,
-        );
+        return await runInRuntime(sandbox, request, loaded.heapIsFull, options.interruptRequested);
       } catch (error) {
         if (error instanceof SandboxError) throw error;
         // Anything else is the WebAssembly module itself failing; the next run gets a fresh one.
@@ -198,7 +192,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
             const next = loadedModules.get(heapLimitInBytes);
             if (next && !prepared) {
               try {
-                prepared = newSandbox(next, maxStdoutInBytes);
+                prepared = newSandbox(next, maxStdoutInBytes, fetchLimits);
               } catch {
                 // The next run makes its own and reports what fails.
               }
@@ -215,11 +209,13 @@ interface Sandbox {
   loaded: LoadedModule;
   runtime: QuickJSRuntime;
   vm: QuickJSContext;
-  /** Taken before user code runs; `json` also serves `fetch`. */
-  json: QuickJSHandle;
   intrinsics: Intrinsics;
   timers: Map<number, Timer>;
   stdout: Stdout;
+  /** Made ahead, installed as the global `fetch` only for a run that brings an HTTP client. */
+  fetch: QuickJSHandle;
+  fetchRun: FetchRun;
+  fetches: HostFetches;
   /** Handles the run must dispose of before the context. */
   owned: QuickJSHandle[];
 }
@@ -231,8 +227,16 @@ interface Stdout {
   truncated: boolean;
 }
 
-/** A runtime and context with the globals every run has (timers, `console`), ready for user code. */
-function newSandbox(loaded: LoadedModule, maxStdoutInBytes: number): Sandbox {
+/** Stands in for a run's HTTP client until the run sets it; never called, as `fetch` is not installed until then. */
+const noHttp: FetchRun['http'] = {
+  request: () => Promise.reject(new Error('fetch is not available')),
+};
+
+/**
+ * A runtime and context with the globals every run has (timers, `console`), ready for user code,
+ * and the `fetch` a run with an HTTP client gets: made here, so that a prepared sandbox has it ready.
+ */
+function newSandbox(loaded: LoadedModule, maxStdoutInBytes: number, fetchLimits: FetchLimits): Sandbox {
   const runtime = loaded.module.newRuntime();
   let vm: QuickJSContext | undefined;
   try {
@@ -261,7 +265,19 @@ function newSandbox(loaded: LoadedModule, maxStdoutInBytes: number): Sandbox {
     // In the order the globals have always been created: code may list them.
     installTimers(vm, timers);
     installConsole(vm, intrinsics, owned, write, () => stdout.truncated);
-    return { loaded, runtime, vm, json, intrinsics, timers, stdout, owned };
+    const reflect = vm.getProp(vm.global, 'Reflect');
+    owned.push(reflect);
+    const fetchIntrinsics = {
+      ...intrinsics,
+      parse: vm.getProp(json, 'parse'),
+      reflectGet: vm.getProp(reflect, 'get'),
+    };
+    owned.push(fetchIntrinsics.parse, fetchIntrinsics.reflectGet);
+    const fetchRun: FetchRun = { http: noHttp, deadline: 0, signal: undefined };
+    const fetches: HostFetches = { deferreds: new Set(), work: new Set(), closed: false };
+    const fetch = newSandboxFetch(vm, fetchRun, fetches, fetchLimits, fetchIntrinsics, owned);
+    owned.push(fetch);
+    return { loaded, runtime, vm, intrinsics, timers, stdout, fetch, fetchRun, fetches, owned };
   } catch (error) {
     vm?.dispose();
     runtime.dispose();
@@ -282,10 +298,9 @@ function release(sandbox: Sandbox): void {
 }
 
 async function runInRuntime(
-  { runtime, vm, json, intrinsics, timers, stdout, owned }: Sandbox,
+  { runtime, vm, intrinsics, timers, stdout, fetch, fetchRun, fetches, owned }: Sandbox,
   request: CodeRunRequest,
   heapIsFull: () => boolean,
-  fetchLimits: FetchLimits,
   interruptRequested: (() => boolean) | undefined,
 ): Promise<CodeRunResult> {
   const { timeoutInMs, memoryLimitInBytes, signal } = request;
@@ -330,30 +345,12 @@ async function runInRuntime(
     return undefined;
   };
 
-  const fetches: HostFetches = { deferreds: new Set(), work: new Set(), closed: false };
-
   try {
     if (request.http) {
-      const reflect = vm.getProp(vm.global, 'Reflect');
-      owned.push(reflect);
-      const fetchIntrinsics: FetchIntrinsics = {
-        ...intrinsics,
-        parse: vm.getProp(json, 'parse'),
-        reflectGet: vm.getProp(reflect, 'get'),
-      };
-      owned.push(fetchIntrinsics.parse, fetchIntrinsics.reflectGet);
-      const fetch = newSandboxFetch(
-        vm,
-        request.http,
-        deadline,
-        fetches,
-        fetchLimits,
-        signal,
-        fetchIntrinsics,
-        owned,
-      );
+      fetchRun.http = request.http;
+      fetchRun.deadline = deadline;
+      fetchRun.signal = signal;
       vm.setProp(vm.global, 'fetch', fetch);
-      fetch.dispose();
     }
 
     let describeFunction: QuickJSHandle | undefined;
