@@ -159,18 +159,21 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
     maxResponseBytes: options.maxFetchResponseBytes ?? defaultMaxFetchResponseBytes,
   };
   let prepared: Sandbox | undefined;
+  /** Whether the last run had an HTTP client: the next is likely alike (function blocks have one, conditions not). */
+  let lastRunFetches = false;
   const take = (loaded: LoadedModule): Sandbox => {
     const ready = prepared;
     prepared = undefined;
     if (ready?.loaded === loaded) return ready;
     if (ready) release(ready);
-    return newSandbox(loaded, maxStdoutInBytes, fetchLimits);
+    return newSandbox(loaded, maxStdoutInBytes, fetchLimits, false);
   };
   return {
     async run(request: CodeRunRequest): Promise<CodeRunResult> {
       const loading = loadModule(heapLimitInBytes);
       const loaded = loading instanceof Promise ? await loading : loading;
       let sandbox: Sandbox | undefined;
+      lastRunFetches = request.http !== undefined;
       try {
         sandbox = take(loaded);
         return await runInRuntime(sandbox, request, loaded.heapIsFull, options.interruptRequested);
@@ -192,7 +195,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
             const next = loadedModules.get(heapLimitInBytes);
             if (next && !prepared) {
               try {
-                prepared = newSandbox(next, maxStdoutInBytes, fetchLimits);
+                prepared = newSandbox(next, maxStdoutInBytes, fetchLimits, lastRunFetches);
               } catch {
                 // The next run makes its own and reports what fails.
               }
@@ -212,9 +215,11 @@ interface Sandbox {
   intrinsics: Intrinsics;
   timers: Map<number, Timer>;
   stdout: Stdout;
-  /** Made ahead, installed as the global `fetch` only for a run that brings an HTTP client. */
-  fetch: QuickJSHandle;
-  fetchRun: FetchRun;
+  /** Taken before user code runs; `json` also serves `fetch`. */
+  json: QuickJSHandle;
+  fetchLimits: FetchLimits;
+  /** Installed as the global `fetch` only for a run that brings an HTTP client; made ahead when one likely will. */
+  fetch?: SandboxFetch;
   fetches: HostFetches;
   /** Handles the run must dispose of before the context. */
   owned: QuickJSHandle[];
@@ -227,16 +232,49 @@ interface Stdout {
   truncated: boolean;
 }
 
+/** The sandbox's `fetch` function and the run it serves, which the run fills in when it starts. */
+interface SandboxFetch {
+  handle: QuickJSHandle;
+  run: FetchRun;
+}
+
 /** Stands in for a run's HTTP client until the run sets it; never called, as `fetch` is not installed until then. */
 const noHttp: FetchRun['http'] = {
   request: () => Promise.reject(new Error('fetch is not available')),
 };
 
+function newFetch(
+  vm: QuickJSContext,
+  json: QuickJSHandle,
+  intrinsics: Intrinsics,
+  fetches: HostFetches,
+  fetchLimits: FetchLimits,
+  owned: QuickJSHandle[],
+): SandboxFetch {
+  const reflect = vm.getProp(vm.global, 'Reflect');
+  owned.push(reflect);
+  const fetchIntrinsics = {
+    ...intrinsics,
+    parse: vm.getProp(json, 'parse'),
+    reflectGet: vm.getProp(reflect, 'get'),
+  };
+  owned.push(fetchIntrinsics.parse, fetchIntrinsics.reflectGet);
+  const run: FetchRun = { http: noHttp, deadline: 0, signal: undefined };
+  const handle = newSandboxFetch(vm, run, fetches, fetchLimits, fetchIntrinsics, owned);
+  owned.push(handle);
+  return { handle, run };
+}
+
 /**
  * A runtime and context with the globals every run has (timers, `console`), ready for user code,
- * and the `fetch` a run with an HTTP client gets: made here, so that a prepared sandbox has it ready.
+ * and, `withFetch`, the `fetch` a run with an HTTP client gets, so that a prepared sandbox has it ready.
  */
-function newSandbox(loaded: LoadedModule, maxStdoutInBytes: number, fetchLimits: FetchLimits): Sandbox {
+function newSandbox(
+  loaded: LoadedModule,
+  maxStdoutInBytes: number,
+  fetchLimits: FetchLimits,
+  withFetch: boolean,
+): Sandbox {
   const runtime = loaded.module.newRuntime();
   let vm: QuickJSContext | undefined;
   try {
@@ -265,19 +303,9 @@ function newSandbox(loaded: LoadedModule, maxStdoutInBytes: number, fetchLimits:
     // In the order the globals have always been created: code may list them.
     installTimers(vm, timers);
     installConsole(vm, intrinsics, owned, write, () => stdout.truncated);
-    const reflect = vm.getProp(vm.global, 'Reflect');
-    owned.push(reflect);
-    const fetchIntrinsics = {
-      ...intrinsics,
-      parse: vm.getProp(json, 'parse'),
-      reflectGet: vm.getProp(reflect, 'get'),
-    };
-    owned.push(fetchIntrinsics.parse, fetchIntrinsics.reflectGet);
-    const fetchRun: FetchRun = { http: noHttp, deadline: 0, signal: undefined };
     const fetches: HostFetches = { deferreds: new Set(), work: new Set(), closed: false };
-    const fetch = newSandboxFetch(vm, fetchRun, fetches, fetchLimits, fetchIntrinsics, owned);
-    owned.push(fetch);
-    return { loaded, runtime, vm, intrinsics, timers, stdout, fetch, fetchRun, fetches, owned };
+    const fetch = withFetch ? newFetch(vm, json, intrinsics, fetches, fetchLimits, owned) : undefined;
+    return { loaded, runtime, vm, intrinsics, timers, stdout, json, fetchLimits, fetch, fetches, owned };
   } catch (error) {
     vm?.dispose();
     runtime.dispose();
@@ -298,7 +326,7 @@ function release(sandbox: Sandbox): void {
 }
 
 async function runInRuntime(
-  { runtime, vm, intrinsics, timers, stdout, fetch, fetchRun, fetches, owned }: Sandbox,
+  { runtime, vm, intrinsics, timers, stdout, json, fetchLimits, fetch, fetches, owned }: Sandbox,
   request: CodeRunRequest,
   heapIsFull: () => boolean,
   interruptRequested: (() => boolean) | undefined,
@@ -347,10 +375,11 @@ async function runInRuntime(
 
   try {
     if (request.http) {
-      fetchRun.http = request.http;
-      fetchRun.deadline = deadline;
-      fetchRun.signal = signal;
-      vm.setProp(vm.global, 'fetch', fetch);
+      const { handle, run } = fetch ?? newFetch(vm, json, intrinsics, fetches, fetchLimits, owned);
+      run.http = request.http;
+      run.deadline = deadline;
+      run.signal = signal;
+      vm.setProp(vm.global, 'fetch', handle);
     }
 
     let describeFunction: QuickJSHandle | undefined;

@@ -233,12 +233,12 @@ describe('sandbox fetch', () => {
       return [answer.from, 'no limit'];`;
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-    // Act
+    // Act: the second run gets a sandbox prepared with its fetch, as the first had a client; so does the third.
     const withFirst = await prepared.run(request(fetchTwice, { http: first.http }));
     await nextTurn();
-    const without = await prepared.run(request('return typeof fetch'));
-    await nextTurn();
     const withSecond = await prepared.run(request(fetchTwice, { http: second.http, timeoutInMs: 1_500 }));
+    await nextTurn();
+    const without = await prepared.run(request('return typeof fetch'));
 
     // Assess
     expect(withFirst.result).toEqual(['first', 'fetch: at most 1 requests per run']);
