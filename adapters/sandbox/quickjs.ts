@@ -495,10 +495,16 @@ function resultOf(
     case 'object':
       if (vm.eq(value, vm.null)) return null;
       break;
-    case 'string':
-      // Before serializing: a huge string would be copied once more inside the sandbox.
-      checkResultLength(vm, value, maxResultBytes);
+    case 'string': {
+      // Checked before reading: a huge string would be copied once more.
+      const characters = lengthOf(vm, value);
+      checkResultLength(characters, maxResultBytes);
+      const text = vm.getString(value);
+      // The host's reader stops at a NUL character and turns what is not well-formed text into
+      // U+FFFD: a string it did not read whole goes through JSON, which carries every string as is.
+      if (text.length === characters && !text.includes('\uFFFD')) return text;
       break;
+    }
   }
   const json = vm.callFunction(stringify, vm.undefined, value);
   if (json.error) {
@@ -509,7 +515,7 @@ function resultOf(
   let text: string | undefined;
   try {
     if (vm.typeof(json.value) === 'string') {
-      checkResultLength(vm, json.value, maxResultBytes);
+      if (Number.isFinite(maxResultBytes)) checkResultLength(lengthOf(vm, json.value), maxResultBytes);
       text = vm.getString(json.value);
     }
   } finally {
@@ -519,16 +525,20 @@ function resultOf(
 }
 
 /** Fails a result whose text is over the cap while it is still inside the sandbox, not copied out. */
-function checkResultLength(vm: QuickJSContext, text: QuickJSHandle, maxResultBytes: number): void {
-  if (!Number.isFinite(maxResultBytes)) return;
-  const length = vm.getProp(text, 'length');
-  const characters = vm.getNumber(length);
-  length.dispose();
+function checkResultLength(characters: number, maxResultBytes: number): void {
   if (characters > maxResultBytes) {
     throw new SandboxError(
       `Function result is larger than ${formatBytes(maxResultBytes)}, the limit of one block's output`,
     );
   }
+}
+
+/** The `length` of a string in the sandbox, in UTF-16 code units, read without copying the string. */
+function lengthOf(vm: QuickJSContext, text: QuickJSHandle): number {
+  const length = vm.getProp(text, 'length');
+  const characters = vm.getNumber(length);
+  length.dispose();
+  return characters;
 }
 
 /** Reads the runtime's real heap use; the figure QuickJS enforces its own limit with is not it. */
