@@ -256,6 +256,16 @@ class FetchArguments {
 }
 
 /**
+ * The run a `fetch` serves. The function is made with the rest of a prepared sandbox, before the
+ * run is known, and installed only for a run that brings an HTTP client; the run fills this in then.
+ */
+export interface FetchRun {
+  http: HttpClient;
+  deadline: number;
+  signal: AbortSignal | undefined;
+}
+
+/**
  * `fetch` in the sandbox: a host function that reads its arguments, sends the request through the
  * run's HTTP client within what is left of the run's time, and settles the promise it returned with
  * a Response-like object, or rejects it with a TypeError carrying the client's message (a refusal
@@ -263,11 +273,9 @@ class FetchArguments {
  */
 export function newSandboxFetch(
   vm: QuickJSContext,
-  http: HttpClient,
-  deadline: number,
+  fetchRun: FetchRun,
   fetches: HostFetches,
   limits: FetchLimits,
-  signal: AbortSignal | undefined,
   intrinsics: FetchIntrinsics,
   owned: QuickJSHandle[],
 ): QuickJSHandle {
@@ -277,6 +285,7 @@ export function newSandboxFetch(
     'fetch',
     2,
     (input: QuickJSHandle | undefined, init: QuickJSHandle | undefined) => {
+      const { http, deadline, signal } = fetchRun;
       const deferred = vm.newPromise();
       fetches.deferreds.add(deferred);
       // A promise leaves the set only once settled; whatever is left is disposed when the run ends.

@@ -1,6 +1,6 @@
 /**
  * `setTimeout` and friends inside the sandbox: the host keeps the pending callbacks and the run
- * loop (quickjs.ts) calls them when they are due, so no host timer outlives a run.
+ * loop (run-loop.ts) calls them when they are due, so no host timer outlives a run.
  */
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 

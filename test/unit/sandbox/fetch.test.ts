@@ -1,5 +1,6 @@
 /** Sandbox `fetch` against a fake HttpClient: what the code sees, and the limits around it. */
 import { describe, expect, it } from 'vitest';
+import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
 import { failureOf, request, runner } from './support';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/net/http';
 import { OutboundRequestRefusedError } from '../../../core/net/errors';
@@ -219,5 +220,34 @@ describe('sandbox fetch', () => {
       return (await r.text()).length;`;
 
     expect((await runner.run(request(code, { http }))).result).toBe('{"fine":true}'.length);
+  });
+
+  it("is made ahead with a prepared sandbox yet serves only its own run: that run's client, count and time", async () => {
+    // Prepare
+    const prepared = createQuickJsCodeRunner({ prepareAhead: true, maxFetchesPerRun: 1 });
+    const first = fakeHttp(() => jsonResponse(200, { from: 'first' }));
+    const second = fakeHttp(() => jsonResponse(200, { from: 'second' }));
+    const fetchTwice = `
+      const answer = await (await fetch('https://api.example.com/a')).json();
+      try { await fetch('https://api.example.com/b'); } catch (error) { return [answer.from, error.message]; }
+      return [answer.from, 'no limit'];`;
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+    // Act: the second run gets a sandbox prepared with its fetch, as the first had a client; so does the third.
+    const withFirst = await prepared.run(request(fetchTwice, { http: first.http }));
+    await nextTurn();
+    const withSecond = await prepared.run(request(fetchTwice, { http: second.http, timeoutInMs: 1_500 }));
+    await nextTurn();
+    const without = await prepared.run(request('return typeof fetch'));
+
+    // Assess
+    expect(withFirst.result).toEqual(['first', 'fetch: at most 1 requests per run']);
+    expect(without.result).toBe('undefined');
+    expect(withSecond.result).toEqual(['second', 'fetch: at most 1 requests per run']);
+    expect(first.requests.map((sent) => sent.url)).toEqual(['https://api.example.com/a']);
+    expect(second.requests.map((sent) => sent.url)).toEqual(['https://api.example.com/a']);
+    // The request's time is what is left of its own run's limit, not of an earlier run's.
+    expect(second.requests[0].timeoutInMs).toBeGreaterThan(1_000);
+    expect(second.requests[0].timeoutInMs).toBeLessThanOrEqual(1_550);
   });
 });

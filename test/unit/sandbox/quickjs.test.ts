@@ -9,6 +9,33 @@ describe('QuickJS code runner', () => {
     expect(result).toEqual({ result: { sum: 3, list: [true, null, 'x'] }, stdout: '' });
   });
 
+  it('returns a string result exactly, whatever characters it holds', async () => {
+    // Prepare: short and long (the host reads those two differently), with a NUL, lone surrogates, U+FFFD.
+    const texts = [
+      'Hello, Ada!',
+      'ünïcødé ✓ 😀'.repeat(20),
+      'before\u0000after',
+      'x'.repeat(30) + '\u0000',
+      'lone \ud800 high',
+      'y'.repeat(30) + ' lone \udc00 low',
+      'replacement \ufffd'.repeat(3),
+      // As long as what the host would read: a lone surrogate's three U+FFFD, cut at the NUL.
+      'z'.repeat(30) + '\ud800\u0000\u0000',
+      '',
+    ];
+
+    // Act
+    const results = [];
+    for (const text of texts) {
+      results.push(
+        (await runner.run(request(`return ${JSON.stringify(text)}`, { maxResultBytes: 10_000 }))).result,
+      );
+    }
+
+    // Assess
+    expect(results).toEqual(texts);
+  });
+
   it('returns undefined when the code returns nothing', async () => {
     expect((await runner.run(request('const x = 1;'))).result).toBeUndefined();
   });
