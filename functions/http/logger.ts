@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { MiddlewareObj } from '@middy/core';
 
@@ -46,39 +45,13 @@ if (typeof loggerMethods.setConsole === 'function' && typeof loggerMethods.setLo
     },
   });
 }
-const invocation = new AsyncLocalStorage<Logger>();
-let invocationsInStore = 0;
-
 /**
- * The root logger, or, within `withInvocationLogger`, that invocation's own. Handlers log through
- * `loggerOf(context)` instead: this one is for code outside any invocation (start-up, the local
- * stack) and for code that cannot be handed its invocation's logger.
+ * The root logger, for code outside any invocation (start-up, the local stack). Handlers log through
+ * `loggerOf(context)`, so that the keys one invocation appends never reach another's lines. That
+ * logger is handed down rather than found through an AsyncLocalStorage: on Node 20 a storage in use
+ * makes every promise of the process pay for promise hooks, about a tenth of a millisecond per sync run.
  */
-export const logger: Logger = new Proxy(root, {
-  get(target, property) {
-    const current = invocation.getStore() ?? target;
-    const value = Reflect.get(current, property, current);
-    return typeof value === 'function' ? value.bind(current) : value;
-  },
-});
-
-/**
- * Runs one invocation with a logger of its own that the module's `logger` resolves to. That takes
- * an AsyncLocalStorage, and on Node 20 a storage in use makes every promise of the process pay for
- * promise hooks (about a tenth of a millisecond per sync run): the storage is switched off again
- * whenever no such invocation is under way. Handlers use `loggerOf` and `logInvocation`, which need none.
- */
-export function withInvocationLogger<A extends unknown[], R>(handler: (...args: A) => Promise<R>) {
-  return async (...args: A): Promise<R> => {
-    invocationsInStore += 1;
-    try {
-      return await invocation.run(root.createChild(), () => handler(...args));
-    } finally {
-      invocationsInStore -= 1;
-      if (invocationsInStore === 0) invocation.disable();
-    }
-  };
-}
+export const logger: Logger = root;
 
 /** Each invocation's logger, by the Lambda context its handler is given (one object per invocation). */
 const invocationLoggers = new WeakMap<object, Logger>();
@@ -87,7 +60,7 @@ const invocationLoggers = new WeakMap<object, Logger>();
  * The logger of the invocation whose Lambda context this is: a child of the root made on the first
  * ask, so the keys one invocation appends (the execution id, the user) never reach another's lines,
  * though the local server runs many at once in one process. It is handed down explicitly rather than
- * found through an AsyncLocalStorage (see `withInvocationLogger` for what that costs).
+ * found through an AsyncLocalStorage (see `logger`).
  */
 export function loggerOf(context: object): Logger {
   return invocationLoggers.get(context) ?? newInvocationLogger(context);

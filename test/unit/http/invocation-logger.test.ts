@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serviceRoutes } from '../../../catalog/service-routes';
-import { logger, logInvocation, loggerOf, withInvocationLogger } from '../../../functions/http/logger';
+import { logger, logInvocation, loggerOf } from '../../../functions/http/logger';
 import { publicRoute } from '../../../functions/http/route';
 import { proxyEvent } from './proxy-event';
 
@@ -111,24 +111,5 @@ describe('loggerOf and logInvocation', () => {
     expect(ended[0].executionId).toBe('exe_1');
     expect(ended[1]).not.toHaveProperty('executionId');
     expect(ended[1].function_request_id).toBe('req-1');
-  });
-
-  it('leaves the module logger to the root once no withInvocationLogger invocation is under way', async () => {
-    // Prepare
-    const run = withInvocationLogger(async (executionId: string) => {
-      logger.appendKeys({ executionId });
-      await pause(1);
-      logger.info('inside');
-    });
-
-    // Act
-    await Promise.all([run('exe_1'), run('exe_2')]);
-    logger.info('outside');
-    await run('exe_3');
-
-    // Assess
-    const inside = lines.filter((line) => line.message === 'inside').map((line) => line.executionId);
-    expect(inside).toEqual(['exe_1', 'exe_2', 'exe_3']);
-    expect(lines.find((line) => line.message === 'outside')).not.toHaveProperty('executionId');
   });
 });

@@ -5,7 +5,7 @@ import { adminRoutes } from '../../../catalog/admin-routes';
 import { serviceRoutes } from '../../../catalog/service-routes';
 import { ServiceError, ValidationError } from '../../../core/errors';
 import { forgetAdminKey, sameKey } from '../../../functions/http/admin-key';
-import { logger, withInvocationLogger } from '../../../functions/http/logger';
+import { loggerOf } from '../../../functions/http/logger';
 import { errorResponse } from '../../../functions/http/responses';
 import { httpRoute, publicRoute } from '../../../functions/http/route';
 import { lambdaContext, proxyEvent } from './proxy-event';
@@ -135,12 +135,13 @@ describe('logger', () => {
     const lines: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
-    const run = withInvocationLogger(async (executionId: string, delayInMs: number) => {
-      logger.setLogLevel('INFO');
-      logger.appendKeys({ executionId });
+    const run = async (executionId: string, delayInMs: number) => {
+      const invocationLogger = loggerOf({ awsRequestId: executionId });
+      invocationLogger.setLogLevel('INFO');
+      invocationLogger.appendKeys({ executionId });
       await new Promise((resolve) => setTimeout(resolve, delayInMs));
-      logger.info('done');
-    });
+      invocationLogger.info('done');
+    };
     try {
       await Promise.all([run('first', 20), run('second', 1)]);
     } finally {
@@ -155,11 +156,12 @@ describe('logger', () => {
     const lines: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
-    const run = withInvocationLogger(async () => {
-      logger.setLogLevel('INFO');
-      logger.appendKeys({ executionId: 'exe_1' });
-      logger.info('slow step', { stepInMs: 12 });
-    });
+    const run = async () => {
+      const invocationLogger = loggerOf({});
+      invocationLogger.setLogLevel('INFO');
+      invocationLogger.appendKeys({ executionId: 'exe_1' });
+      invocationLogger.info('slow step', { stepInMs: 12 });
+    };
 
     // Act
     try {
