@@ -8,46 +8,26 @@
  *
  *   npx tsx bench/cpu-per-run.ts            compare two versions by running this in each, alternately
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { runLoad, type Target } from './load';
+import { runLoad } from './load';
+import { cpuInMs, startBenchServer } from './service-process';
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 3000);
-const ticksPerMs = 100 / 1000; // USER_HZ
-
-async function startService(dataDir: string): Promise<{ target: Target; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', 'service', dataDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1' },
-  });
-  for await (const line of createInterface({ input: child.stdout! })) {
-    if (line.startsWith('{')) return { target: JSON.parse(line) as Target, child };
-  }
-  throw new Error('The service ended before it was ready');
-}
-
-/** utime + stime of a thread or process, in ms. */
-function cpuMsOf(statFile: string): number {
-  const fields = readFileSync(statFile, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
-}
 
 const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-cpu-'));
-const { target, child } = await startService(dataDir);
+const { target, child } = await startBenchServer(['service', dataDir]);
 try {
   const pid = child.pid!;
   await runLoad(target, 1, 300);
-  const mainBefore = cpuMsOf(`/proc/${pid}/task/${pid}/stat`);
-  const processBefore = cpuMsOf(`/proc/${pid}/stat`);
+  const before = cpuInMs(pid);
   const loads = [await runLoad(target, 1, requests), await runLoad(target, 16, Math.ceil(requests / 16))];
   const runs = loads.reduce((sum, load) => sum + load.requests, 0);
   const errors = loads.reduce((sum, load) => sum + load.errors, 0);
-  const main = (cpuMsOf(`/proc/${pid}/task/${pid}/stat`) - mainBefore) / runs;
-  const whole = (cpuMsOf(`/proc/${pid}/stat`) - processBefore) / runs;
+  const after = cpuInMs(pid);
+  const main = (after.mainThread - before.mainThread) / runs;
+  const whole = (after.process - before.process) / runs;
   console.log(
     `${runs} runs (${errors} errors): main thread ${main.toFixed(3)} ms of CPU per run, process ${whole.toFixed(3)} ms; ` +
       loads

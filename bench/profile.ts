@@ -16,30 +16,18 @@
  * The .cpuprofile is kept under bench/results/ (open it in Chrome DevTools or speedscope for the
  * flame graph); the table goes to the terminal and to bench/results/profile.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { runAsyncLoad } from './async';
-import { type LoadResult, runLoad, type Target } from './load';
+import { type LoadResult, runLoad } from './load';
 import { layerOf, type ProfileNode, summarize } from './profile-layers';
+import { startBenchServer } from './service-process';
 
 const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
 const asyncJobs = Number(process.env.BENCH_ASYNC_JOBS ?? 500);
 const profilesAsync = process.argv.slice(2).includes('async');
-
-async function startProfiledService(dataDir: string, profileFile: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', 'service', dataDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1', BENCH_PROFILE_FILE: profileFile },
-  });
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    if (line.startsWith('{')) return { target: JSON.parse(line) as Target, child };
-  }
-  throw new Error('The profiled service ended before it was ready');
-}
 
 function stopped(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
@@ -53,7 +41,7 @@ async function profileService(): Promise<{ file: string; loads: LoadResult[] }> 
   await mkdir('bench/results', { recursive: true });
   const kind = profilesAsync ? 'async-job' : 'sync-run';
   const file = resolve(`bench/results/${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
-  const { target, child } = await startProfiledService(dataDir, file);
+  const { target, child } = await startBenchServer(['service', dataDir], { BENCH_PROFILE_FILE: file });
   try {
     const loads = profilesAsync
       ? [asLoad(await runAsyncLoad(target, asyncJobs, 16))]

@@ -1,23 +1,6 @@
-/**
- * `npm run bench`: synchronous runs of a 3-block workflow (start → function → response) through the
- * local HTTP server, beside a bare node:http server answering JSON measured in the same run, plus
- * asynchronous throughput of the same workflow (bench/async.ts), the size of every Lambda bundle,
- * the engine's own overhead per block (bench/engine.ts), and log queries at 10,000 and 100,000
- * entries (bench/logs.ts), ingesting and parsing a 5 MB PDF and a 10 MB CSV (bench/files.ts), and
- * webhook deliveries per second and the delay from a run's end to its delivery (bench/notifications.ts),
- * and form pages, configs and submissions (bench/forms.ts).
- * Writes bench/results/latest.json.
- *
- * `npm run bench -- sync async bundles` runs only the named sections (engine, state-machine, stack,
- * limits, logs, files, notifications, forms, sync, async, bundles) and writes
- * bench/results/latest-<sections>.json; sync includes the bare node:http baseline and the streamed
- * run, and async measures the service's sync throughput at 16 clients too, as its baseline.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { bundleAll, bundleLimitInBytesOf, isRoute, limitText, routeInitLimitInMs } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { measureBundleInit } from './bundle-init';
@@ -28,6 +11,7 @@ import { benchForms, printFormsBench } from './forms';
 import { benchLimits, printLimitsBench } from './limits';
 import { benchLogs, printLogsBench } from './logs';
 import { benchNotifications, printNotificationsBench } from './notifications';
+import { startBenchServer } from './service-process';
 import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
 import { measureFirstByte } from './stream';
@@ -57,18 +41,6 @@ const runs = (section: Section) => chosen.length === 0 || chosen.includes(sectio
 const concurrencies = [1, 16];
 const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
 const warmupRequests = 300;
-
-async function startServer(args: string[]): Promise<{ target: Target; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1' },
-  });
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    if (line.startsWith('{')) return { target: JSON.parse(line) as Target, child };
-  }
-  throw new Error(`Server ${args.join(' ')} ended before it was ready`);
-}
 
 async function measure(target: Target): Promise<LoadResult[]> {
   await runLoad(target, 4, warmupRequests / 4);
@@ -127,8 +99,8 @@ const header = [
 
 async function benchServers() {
   const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
-  const baselineServer = runs('sync') ? await startServer(['baseline']) : undefined;
-  const serviceServer = await startServer(['service', dataDir]);
+  const baselineServer = runs('sync') ? await startBenchServer(['baseline']) : undefined;
+  const serviceServer = await startBenchServer(['service', dataDir]);
   try {
     const service = await measure(serviceServer.target);
     const syncAtC16 = service[concurrencies.indexOf(16)];
