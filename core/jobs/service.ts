@@ -15,6 +15,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
 import { requireWorkspaceAccess } from '../identity/access';
+import type { ExecutionLogEntry } from '../runs/log';
 import type { ExecutionRequest, ExecutionStarter } from '../runs/types';
 import {
   type AsyncExecutionResult,
@@ -170,6 +171,17 @@ export async function settleJob(
   if (deps.recordsDurationOf?.(request.workflowId) ?? true) {
     await deps.jobs.recordDuration(request.workflowId, request.executionId, result.durationInMs);
   }
+}
+
+/** An ended run as its log entry tells it: the entry's level is the run's outcome. */
+export function settledRunFrom(entry: ExecutionLogEntry): SettledRun {
+  return {
+    success: entry.level === 'info',
+    startedAt: entry.startedAt,
+    endedAt: entry.endedAt,
+    output: entry.executionData.finalOutput,
+    ...(entry.executionData.error === undefined ? {} : { error: entry.executionData.error }),
+  };
 }
 
 /** The job as its ended run settled it, unless the job item holds a finished status already. */

@@ -15,6 +15,7 @@ import {
   defaultJobRetentionInSeconds,
   type EnqueueDeps,
   type FailDeps,
+  settledRunFrom,
   type StartDeps,
   type StatusDeps,
 } from '../../core/jobs/service';
@@ -48,14 +49,7 @@ export function settledRunReader(): SettledRunReader {
   const logs = DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() });
   return async (taskId) => {
     const entry = await logs.getLogEntryByExecutionId(taskId);
-    if (!entry) return undefined;
-    return {
-      success: entry.level === 'info',
-      startedAt: entry.startedAt,
-      endedAt: entry.endedAt,
-      output: entry.executionData.finalOutput,
-      ...(entry.executionData.error === undefined ? {} : { error: entry.executionData.error }),
-    };
+    return entry && settledRunFrom(entry);
   };
 }
 

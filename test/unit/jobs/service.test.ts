@@ -11,11 +11,13 @@ import {
   jobStatusView,
   queuedJob,
   settledJob,
+  settledRunFrom,
   settleJob,
   startQueuedJob,
 } from '../../../core/jobs/service';
 import { handleJobMessage, handleJobMessages } from '../../../core/jobs/worker';
 import type { Job, JobMessage, JobStatus, JobStore, JobUpdate, SettledRun } from '../../../core/jobs/types';
+import type { ExecutionLogEntry } from '../../../core/runs/log';
 import type { ExecutionRequest, ExecutionStarter } from '../../../core/runs/types';
 
 /** The JobStore contract in memory: conditional moves, as the DynamoDB adapter makes them. */
@@ -535,5 +537,39 @@ describe('jobStatusView', () => {
     expect(view).toMatchObject({ success: false, status: 'failed', error: 'The run failed: boom' });
     expect(view.output).toBeUndefined();
     expect(view.estimatedDuration).toBeUndefined();
+  });
+});
+
+describe('settledRunFrom', () => {
+  const entry = (overrides: Partial<ExecutionLogEntry>): ExecutionLogEntry =>
+    ({
+      level: 'info',
+      startedAt: '2026-01-01T00:00:00.000Z',
+      endedAt: '2026-01-01T00:00:01.000Z',
+      executionData: { traceSpans: [], finalOutput: { greeting: 'hi' } },
+      ...overrides,
+    }) as ExecutionLogEntry;
+
+  it('reads an info entry as a run that succeeded, with its output and times', () => {
+    // Act
+    const run = settledRunFrom(entry({}));
+
+    // Assess
+    expect(run).toEqual({
+      success: true,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      endedAt: '2026-01-01T00:00:01.000Z',
+      output: { greeting: 'hi' },
+    });
+  });
+
+  it('reads an error entry as a failed run, with its error', () => {
+    // Act
+    const run = settledRunFrom(
+      entry({ level: 'error', executionData: { traceSpans: [], finalOutput: null, error: 'boom' } }),
+    );
+
+    // Assess
+    expect(run).toMatchObject({ success: false, error: 'boom' });
   });
 });
