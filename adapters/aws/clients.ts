@@ -34,12 +34,10 @@ function leanForInProcess<C extends { middlewareStack: { remove(name: string): b
 let documentClient: DynamoDBDocumentClient | undefined;
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
+  // The document client shares its plain client's config and middleware: one lean call serves both.
   documentClient ??= leanForInProcess(
     DynamoDBDocumentClient.from(
-      withMetering(
-        leanForInProcess(new DynamoDBClient({ region: region(), ...localOptions(endpoint) }), endpoint),
-        'DynamoDB',
-      ),
+      withMetering(new DynamoDBClient({ region: region(), ...localOptions(endpoint) }), 'DynamoDB'),
       { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
     ),
     endpoint,

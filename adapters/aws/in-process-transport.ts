@@ -333,8 +333,9 @@ const isDocumentCommand = (command: object): command is DocumentCommandLike =>
 /**
  * Returns the client made cheaper per call when its endpoint is in this process: without
  * {@link unusedInProcess}'s middleware, with its config given fast properties ({@link withFastProperties})
- * and its middleware chain resolved once per command class ({@link resolvingOncePerCommand}). Called
- * on the plain client and again on lib-dynamodb's document client made from it.
+ * and its middleware chain resolved once per command class ({@link resolvingOncePerCommand}). A
+ * lib-dynamodb document client shares its plain client's config and middleware, so it is called once,
+ * on the document client.
  */
 export function leanForInProcess<C extends { middlewareStack: { remove(name: string): boolean } }>(
   client: C,
