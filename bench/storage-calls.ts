@@ -4,10 +4,13 @@
  * one after the other as a lone run makes them. Prints the process's CPU time (user and system,
  * every thread: LevelDB works on libuv's pool) per call kind, per round, and the median of the rounds.
  *
- * `npx tsx bench/storage-calls.ts [calls per round] [rounds] [--replay]` (defaults 2000 and 3, after
+ * `npx tsx bench/storage-calls.ts [calls per round] [rounds] [--replay | --path]` (defaults 2000 and 3, after
  * 1000 warm-up calls of each kind). Run it before and after a change, alternately, on a shared
  * machine. `--replay` answers every call after the warm-up with the emulator's last answer to that
  * operation, so the figures are the SDK clients' own CPU, without the emulators' work and its noise.
+ * `--path` instead times the three calls on a run's path (the token, the log entry, the completion
+ * event) one after the other, as a lone run waits for them: their latency (p50, p90) and the
+ * process's CPU per trio, the emulator thread's included.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -278,6 +281,23 @@ export function replayAnswers(bench: StorageCallBench): void {
   }
 }
 
+const pathKinds = callKinds.slice(0, 3);
+
+/** The three calls on a run's path in a row, `count` times: their latency and the CPU per trio. */
+export async function pathLatency(calls: StorageCalls, count: number) {
+  const latenciesInMs: number[] = [];
+  const before = cpuMicros();
+  for (let i = 0; i < count; i++) {
+    const at = performance.now();
+    for (const kind of pathKinds) await calls[kind]();
+    latenciesInMs.push(performance.now() - at);
+  }
+  const cpuInMs = (cpuMicros() - before) / 1000 / count;
+  latenciesInMs.sort((a, b) => a - b);
+  const at = (q: number) => latenciesInMs[Math.floor(q * (latenciesInMs.length - 1))] as number;
+  return { p50InMs: at(0.5), p90InMs: at(0.9), cpuInMs };
+}
+
 async function main() {
   const [callsArg, roundsArg] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
   const callsPerRound = Number(callsArg ?? 2000);
@@ -287,6 +307,16 @@ async function main() {
   try {
     const calls = bench.callsThrough();
     await cpuPerCall(calls, 1000);
+    if (process.argv.includes('--path')) {
+      for (let r = 0; r < rounds; r++) {
+        const { p50InMs, p90InMs, cpuInMs } = await pathLatency(calls, callsPerRound);
+        console.log(
+          `${callsPerRound} trios (${pathKinds.join(', ')}): p50 ${p50InMs.toFixed(3)} ms, ` +
+            `p90 ${p90InMs.toFixed(3)} ms; ${cpuInMs.toFixed(3)} ms of process CPU per trio`,
+        );
+      }
+      return;
+    }
     if (replay) replayAnswers(bench);
     const results: Array<Record<CallKind, number>> = [];
     for (let r = 0; r < rounds; r++) results.push(await cpuPerCall(calls, callsPerRound));
