@@ -3,7 +3,6 @@
  * back and moving its status. The routes that queue runs use this alone, so their bundles carry
  * none of the reads of the workers that start and settle jobs.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
 import type { ExecutionRequest } from '../../core/runs/types';
 import { dynamoDocumentClient, requireEnv } from '../aws/clients';
@@ -13,7 +12,6 @@ import {
   EXECUTIONS_TABLE_ENV,
   INLINE_LIMIT_IN_BYTES,
   type Item,
-  isConditionalCheckFailed,
   type JsonBlobStore,
   putIfAbsent,
   requireBlobStore,
@@ -76,15 +74,7 @@ export class DynamoJobWriter
 
   /** The job item carries its run request: a move that needs no answer does not have it sent back. */
   async moveJob(taskId: string, from: readonly JobStatus[], update: JobUpdate): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateCommand({ TableName: this.tableName, ...jobUpdateInput(taskId, from, update, this.now()) }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return this.updateIf(jobUpdateInput(taskId, from, update, this.now()));
   }
 
   protected async getItem(taskId: string): Promise<Item | undefined> {

@@ -82,20 +82,28 @@ export abstract class DynamoTable {
    * A conditional update (of this table unless another is named): the whole item after it, or
    * undefined when the condition failed.
    */
-  protected async updateWhere(
-    input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'> & { TableName?: string },
-  ): Promise<Item | undefined> {
+  protected async updateWhere(input: ConditionalUpdateInput): Promise<Item | undefined> {
+    return (await this.conditionalUpdate(input, 'ALL_NEW'))?.Attributes as Item | undefined;
+  }
+
+  /** A conditional update whose item is not needed back: whether the condition held. */
+  protected async updateIf(input: ConditionalUpdateInput): Promise<boolean> {
+    return (await this.conditionalUpdate(input, 'NONE')) !== undefined;
+  }
+
+  private async conditionalUpdate(input: ConditionalUpdateInput, returnValues: 'ALL_NEW' | 'NONE') {
     try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({ TableName: this.tableName, ...input, ReturnValues: 'ALL_NEW' }),
+      return await this.client.send(
+        new UpdateCommand({ TableName: this.tableName, ...input, ReturnValues: returnValues }),
       );
-      return Attributes as Item;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return undefined;
       throw error;
     }
   }
 }
+
+type ConditionalUpdateInput = Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'> & { TableName?: string };
 
 /**
  * Serialized size above which a large attribute moves to the blob store. DynamoDB's item limit is
