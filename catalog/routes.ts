@@ -101,7 +101,7 @@ export const workers = {
       tables: { entities: 'read', executions: 'readWrite', limits: 'readWrite' },
       buckets: { files: 'readWrite' },
       ownerLimits: 'update',
-      // The completion event of every run.
+      // The completion event of a run that a subscription matches; the subscriptions are read (entities).
       queues: { notifications: 'send' },
     },
     timeoutInSeconds: 60,

@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import type { ExecutionState } from '../../core/runs/types';
 import { finalizeRun } from '../../core/runs/service';
 import { logInvocation, loggerOf } from '../http/logger';
-import { finalizeDeps } from '../wiring/execution';
+import { finalizeDeps } from '../wiring/finalize';
 
 /** Finalize task: writes the log entry and shapes the answer a sync caller receives. */
 export async function finalize(state: ExecutionState, context: Context) {

@@ -1,18 +1,11 @@
-/** Wiring of the run path: the execution starter for the execute route, and Step/Finalize deps (a run's preparation: ./prepare.ts). */
+/**
+ * Wiring of the run path: the execution starter for the execute route (a run's preparation:
+ * ./prepare.ts; Finalize's deps: ./finalize.ts, kept apart so the routes' bundles leave them out).
+ */
 import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
-import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
-import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
-import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
-import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
-import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
-import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import type { ExecutionStarter } from '../../core/runs/types';
-import { durationSampler } from '../../core/jobs/service';
-import type { FinalizeDeps } from '../../core/runs/service';
 import { deploymentReader } from './deployments';
-import { baseChargePerRunInUsd } from './limits';
 import { overrides } from './overrides';
-import { blobStore } from './storage';
 
 export { deploymentReader };
 
@@ -31,22 +24,4 @@ function positiveNumberFromEnv(name: string): number | undefined {
 
 export function executionStarter(): ExecutionStarter {
   return overrides.executionStarter ?? SfnExecutionStarter.fromEnv();
-}
-
-/** Kept by the process: its Finalize records at most one run duration per workflow a second. */
-const recordsDurationOf = durationSampler(1000);
-
-export function finalizeDeps(): FinalizeDeps {
-  return {
-    recordsDurationOf,
-    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
-    usage: DynamoLimitsStore.fromEnv(),
-    checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
-    jobs: DynamoJobStore.fromEnv({ blobStore: blobStore() }),
-    now: () => new Date(),
-    baseChargePerRunInUsd: baseChargePerRunInUsd(),
-    // The workflow store alone: Finalize needs no identity reads.
-    drafts: DynamoWorkflowStore.fromEnv({ blobStore: blobStore() }),
-    notifications: SqsNotificationQueue.fromEnv(),
-  };
 }

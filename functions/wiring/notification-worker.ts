@@ -13,7 +13,7 @@ import { emailSender } from './email';
 import { environmentCipher } from './environment';
 import { identityDeps } from './identity';
 import { limitsDeps } from './limits';
-import { subscriptionCache } from './notifications';
+import { subscriptionCache } from './subscriptions';
 import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
 

@@ -7,32 +7,15 @@ import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { workflowDeps } from './workflows';
 import type { InactivityDeps, NotificationDeps } from '../../core/notifications/service';
 import { environmentCipher } from './environment';
-import { identityDeps, lookupCacheTtlInMs } from './identity';
-import { keptPerClient } from './per-client';
+import { identityDeps } from './identity';
 import { blobStore } from './storage';
-import {
-  cachedSubscriptions,
-  forgettingSubscriptionWrites,
-  type SubscriptionCache,
-} from '../../core/notifications/subscription-cache';
-
-/**
- * The subscriptions the worker matches events against, one cache per process, kept for
- * `LOOKUP_CACHE_TTL_MS` like the run path's other lookups (./identity.ts). The worker
- * (./notification-worker.ts) reads through it; the routes' writes here drop its entries.
- */
-export const subscriptionCache = keptPerClient(
-  (): SubscriptionCache =>
-    cachedSubscriptions(DynamoNotificationStore.fromEnv(), {
-      ttlInMs: lookupCacheTtlInMs(),
-      nowInMs: Date.now,
-    }),
-);
+import { forgettingSubscriptionWrites } from '../../core/notifications/subscription-cache';
+import { subscriptionCache } from './subscriptions';
 
 export function notificationDeps(): NotificationDeps {
   return {
     identity: identityDeps().store,
-    // Writes through here drop the worker's copy of the workspace's subscriptions at once.
+    // Writes through here drop the process's copy of the workspace's subscriptions at once.
     notifications: forgettingSubscriptionWrites(
       DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
       subscriptionCache(),

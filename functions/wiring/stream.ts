@@ -2,7 +2,7 @@
 import { routeIn } from '../../catalog/route-definition';
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import type { StreamDeps } from '../../core/runs/stream';
-import { finalizeDeps } from './execution';
+import { finalizeDeps } from './finalize';
 import { stepDeps } from './step';
 
 /**

@@ -2,9 +2,10 @@
  * The cost model's call counts, measured on the local stack: a sync and an async run of the
  * 3-block workflow make exactly these billable calls, so a change that adds one to the path
  * (a storage call, a queue message, a function) fails here and moves `npm run cost`'s figure.
- * A warm process answers the caller's key, membership and workflow record, and the notifications
- * worker the workspace's subscriptions, from its caches, so a sync run's only storage calls are its
- * token, its log entry and its completion event (and the worker's receive and delete of it).
+ * A warm process answers the caller's key, membership and workflow record, and Finalize the
+ * workspace's subscriptions, from its caches. These workspaces have no subscription, so Finalize
+ * publishes no completion event (core/notifications/publishing.ts): a sync run's only storage calls
+ * are its token and its log entry, and the notifications worker never runs.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { costOfMillionRuns, totalOf, type Usage } from '../../../bench/cost/model';
@@ -15,7 +16,7 @@ const runs = 3;
 let measured: Map<WorkflowName, Usage>;
 
 beforeAll(async () => {
-  measured = await measureWorkflows({ runs, only: ['sync 3-block', 'async 3-block'] });
+  measured = await measureWorkflows({ runs, only: ['sync 3-block', 'async 3-block', 'sync + webhook'] });
 }, 120_000);
 
 function callsPerRun(usage: Usage): Record<string, number> {
@@ -28,7 +29,7 @@ function countedCostOf(usage: Usage): number {
 }
 
 describe('measured calls of a run', () => {
-  it('a sync run: the request, Step, Finalize, the completion event, and no read at all', () => {
+  it('a sync run: the request, Step, Finalize, no completion event without a subscription, and no read at all', () => {
     // Prepare
     const usage = measured.get('sync 3-block')!;
 
@@ -42,12 +43,8 @@ describe('measured calls of a run', () => {
       'StepFunctions.EXPRESS': 1,
       'Lambda.executionStep': 1,
       'Lambda.executionFinalize': 1,
-      'Lambda.notificationsWorker': 1,
       'DynamoDB.UpdateItem': 1,
       'DynamoDB.PutItem': 1,
-      'SQS.SendMessage': 1,
-      'SQS.ReceiveMessage': 1,
-      'SQS.DeleteMessageBatch': 1,
     });
     // The token (1), the log entry (its execution data gzipped, about 1 KB: 1 or 2 units as the
     // run's timings take more or fewer digits), and its copies in the workspace's and the
@@ -55,8 +52,8 @@ describe('measured calls of a run', () => {
     expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(4);
     expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(5);
     expect(usage.dynamoReadUnits / runs).toBe(0);
-    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(9);
-    expect(countedCostOf(usage)).toBeLessThanOrEqual(9.625);
+    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(7.6);
+    expect(countedCostOf(usage)).toBeLessThanOrEqual(8.225);
   });
 
   it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
@@ -78,16 +75,34 @@ describe('measured calls of a run', () => {
       'StepFunctions.STANDARD': 1,
       'Lambda.executionStep': 1,
       'Lambda.executionFinalize': 1,
-      'Lambda.notificationsWorker': 1,
       'Lambda.getJob': 1,
       // The job worker reads its batch's jobs at once; the status route reads the job and the log entry.
       'DynamoDB.BatchGetItem': 1,
       'DynamoDB.GetItem': 2,
       'DynamoDB.PutItem': 2,
+      // The job's message alone: no completion event without a subscription.
+      'SQS.SendMessage': 1,
+      'SQS.ReceiveMessage': 1,
+      'SQS.DeleteMessageBatch': 1,
+    });
+    expect(usage.standardTransitions / runs).toBe(3);
+  });
+
+  it('a sync run with a webhook subscription: its completion event, then the delivery, each through the queue', () => {
+    // Prepare
+    const usage = measured.get('sync + webhook')!;
+
+    // Act
+    const calls = callsPerRun(usage);
+
+    // Assess
+    expect(calls).toMatchObject({
+      'Lambda.executionFinalize': 1,
+      // The event, then the delivery the worker queues for it.
       'SQS.SendMessage': 2,
       'SQS.ReceiveMessage': 2,
       'SQS.DeleteMessageBatch': 2,
+      'Lambda.notificationsWorker': 2,
     });
-    expect(usage.standardTransitions / runs).toBe(3);
   });
 });

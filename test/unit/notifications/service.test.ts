@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { completionEventOf } from '../../support/completion-event';
+import { subscriptionOf } from '../../support/subscription';
 import type { SecretCipher } from '../../../core/environment/types';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/net/http';
 import { OutboundRequestFailedError } from '../../../core/net/errors';
@@ -74,26 +75,7 @@ const cipher: SecretCipher = {
   decrypt: async (text) => text.replace(/^enc:/, ''),
 };
 
-function subscription(fields: Partial<NotificationRecord> = {}): NotificationRecord {
-  return {
-    id: 'ntf_1',
-    workspaceId: 'ws_1',
-    channel: 'webhook',
-    workflowIds: [],
-    allWorkflows: true,
-    levelFilter: ['info', 'error'],
-    triggerFilter: ['api', 'webhook', 'schedule', 'manual', 'chat'],
-    includeFinalOutput: false,
-    includeTraceSpans: false,
-    includeRateLimits: false,
-    includeUsageData: false,
-    webhook: { url: 'https://hooks.example.com/a', secretCiphertext: 'enc:whsec_1' },
-    active: true,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...fields,
-  };
-}
+const subscription = subscriptionOf;
 
 const event = completionEventOf('exe_1', { level: 'error' });
 

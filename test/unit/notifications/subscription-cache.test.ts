@@ -6,24 +6,10 @@ import {
 } from '../../../core/notifications/subscription-cache';
 import type { NotificationRecord, NotificationStore } from '../../../core/notifications/types';
 import { fakeClock } from '../../support/clock';
+import { subscriptionOf } from '../../support/subscription';
 
-const subscription = (id: string, workspaceId = 'ws_1'): NotificationRecord => ({
-  id,
-  workspaceId,
-  channel: 'webhook',
-  workflowIds: [],
-  allWorkflows: true,
-  levelFilter: ['info', 'error'],
-  triggerFilter: [],
-  includeFinalOutput: false,
-  includeTraceSpans: false,
-  includeRateLimits: false,
-  includeUsageData: false,
-  webhook: { url: 'https://hooks.example.test/a' },
-  active: true,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-});
+const subscription = (id: string, workspaceId = 'ws_1'): NotificationRecord =>
+  subscriptionOf({ id, workspaceId });
 
 /** The subscriptions every process sees and changes, with a count of the listings that reach them. */
 function sharedStore() {
