@@ -10,10 +10,12 @@
  * shared between the item calls that read it: they only read it (dynalite's actions that change a
  * table, DescribeTable and the tag calls read their own copy, as before).
  *
- * The same call also installs a memo of dynalite's parsed expressions (memoizeExpressions), and has
- * the store read items synchronously (readSynchronously).
+ * The same call also installs a memo of dynalite's parsed expressions (memoizeExpressions), has the
+ * store read items synchronously (readSynchronously) and write each item with its index entries in
+ * one batch (./dynalite-item-writes.ts).
  */
 import { createRequire } from 'node:module';
+import { type BatchingLevelDb, batchItemWrites } from './dynalite-item-writes';
 
 type Callback = (error: unknown, table?: TableDescription) => void;
 interface TableDescription {
@@ -49,7 +51,7 @@ export function withTableCache<T>(start: () => T): { started: T; counts: TableCa
   memoizeExpressions();
   const counts: TableCacheCounts = { hits: 0, misses: 0 };
   const create = dynaliteDb.create;
-  dynaliteDb.create = (options) => readSynchronously(cacheTables(create(options), counts));
+  dynaliteDb.create = (options) => batchItemWrites(readSynchronously(cacheTables(create(options), counts)));
   try {
     return { started: start(), counts };
   } finally {
@@ -115,7 +117,7 @@ function cacheTables(store: DynaliteStore, counts: TableCacheCounts): DynaliteSt
 /** How many of dynalite's LevelDB reads were answered synchronously (readSynchronously), for tests. */
 export const synchronousReadCounts = { reads: 0 };
 
-interface LevelDb {
+interface LevelDb extends BatchingLevelDb {
   status: string;
   get(key: string, callback?: (error: unknown, value?: unknown) => void): unknown;
   getSync(key: string): unknown;

@@ -1,0 +1,138 @@
+/**
+ * One LevelDB batch per item write in dynalite: PutItem, UpdateItem and DeleteItem write the item's
+ * secondary index entries first (`updateIndexes`: the deletes, then the puts, each a LevelDB write)
+ * and the item after them, so a log entry with its two or three index entries took two rounds
+ * through libuv's thread pool and three or four writes, each a hand-off between threads. Here the
+ * index writes wait for the item's write and go with it in one `batch`: one round, one hand-off, and
+ * the item and its index entries change together or not at all (dynalite's own order could leave
+ * an index entry without its item when the process died between the writes).
+ *
+ * The item's write follows at once: the three actions call `itemDb.put` or `itemDb.del` from the
+ * callback of `updateIndexes`, synchronously, holding the item's lock. Should one not, its index
+ * writes go in a batch of their own right after it.
+ *
+ * Relies on dynalite 4.0.0's internals (pinned): `updateIndexes` and `getIndexActions` of
+ * `dynalite/db`, the store's LevelDB with callback `put`, `del` and `batch`, and the key prefixes of
+ * its item and index databases. The integration tests (test/integration/local-stack/dynalite-caches.test.ts)
+ * read the index entries back through Query and fail if any of that moves.
+ */
+import { createRequire } from 'node:module';
+
+type Callback = (error?: unknown) => void;
+type Item = Record<string, unknown>;
+
+interface LevelOperation {
+  type: 'put' | 'del';
+  key: string;
+  value?: unknown;
+}
+
+export interface BatchingLevelDb {
+  put(key: string, value: unknown, callback?: Callback): unknown;
+  del(key: string, callback?: Callback): unknown;
+  batch(operations: LevelOperation[], callback?: Callback): unknown;
+}
+
+interface IndexDefinition {
+  IndexName: string;
+}
+
+interface Table {
+  TableName: string;
+  LocalSecondaryIndexes?: IndexDefinition[];
+  GlobalSecondaryIndexes?: IndexDefinition[];
+}
+
+interface IndexAction {
+  index: string;
+  key: string;
+  item?: Item;
+}
+
+type UpdateIndexes = (
+  store: object,
+  table: Table,
+  existingItem: Item | undefined,
+  item: Item | undefined | null,
+  callback: Callback,
+) => void;
+
+interface DynaliteDbModule {
+  updateIndexes: UpdateIndexes;
+  getIndexActions(
+    indexes: IndexDefinition[],
+    existingItem: Item | undefined,
+    item: Item | undefined | null,
+    table: Table,
+  ): { puts: IndexAction[]; deletes: IndexAction[] };
+}
+
+/** How many item writes went in one batch with their index entries, for tests and the bench. */
+export const itemWriteCounts = { batched: 0 };
+
+const require = createRequire(import.meta.url);
+const dynaliteDb = require('dynalite/db') as DynaliteDbModule;
+const originalUpdateIndexes = dynaliteDb.updateIndexes;
+
+/** The index writes of each store's item write under way, waiting for the item's own write. */
+const pendingOf = new WeakMap<object, { operations?: LevelOperation[] }>();
+
+/** Has `store`'s item writes take their index entries along in one batch. */
+export function batchItemWrites<T extends { db: BatchingLevelDb }>(store: T): T {
+  const pending: { operations?: LevelOperation[] } = {};
+  pendingOf.set(store, pending);
+  const { db } = store;
+  const put = db.put.bind(db);
+  const del = db.del.bind(db);
+  const withPending = (operation: LevelOperation, callback: Callback | undefined, alone: () => unknown) => {
+    const waiting = pending.operations;
+    if (!waiting || typeof callback !== 'function') return alone();
+    pending.operations = undefined;
+    itemWriteCounts.batched++;
+    return db.batch([...waiting, operation], callback);
+  };
+  db.put = (key, value, callback) =>
+    withPending({ type: 'put', key, value }, callback, () => put(key, value, callback));
+  db.del = (key, callback) => withPending({ type: 'del', key }, callback, () => del(key, callback));
+  dynaliteDb.updateIndexes = updateIndexesWithTheItem;
+  return store;
+}
+
+function updateIndexesWithTheItem(
+  store: object,
+  table: Table,
+  existingItem: Item | undefined,
+  item: Item | undefined | null,
+  callback: Callback,
+): void {
+  const pending = pendingOf.get(store);
+  if (!pending) {
+    originalUpdateIndexes(store, table, existingItem, item, callback);
+    return;
+  }
+  const operations = indexOperations(table, existingItem, item);
+  if (operations.length > 0) pending.operations = operations;
+  callback();
+  if (operations.length === 0 || pending.operations !== operations) return;
+  pending.operations = undefined;
+  (store as { db: BatchingLevelDb }).db.batch(operations, () => undefined);
+}
+
+/** dynalite's index writes for an item going from `existingItem` to `item`: the deletes, then the puts. */
+function indexOperations(table: Table, existingItem: Item | undefined, item: Item | undefined | null) {
+  if (!existingItem && !item) return [];
+  const deletes: LevelOperation[] = [];
+  const puts: LevelOperation[] = [];
+  for (const indexType of ['Local', 'Global'] as const) {
+    const indexes = table[`${indexType}SecondaryIndexes`] ?? [];
+    const actions = dynaliteDb.getIndexActions(indexes, existingItem, item, table);
+    // dynalite's getIndexDb: its database of each index, by key prefix in the one LevelDB.
+    const prefixOf = (index: string) => `index-${indexType.toLowerCase()}~${table.TableName}~${index}~`;
+    for (const action of actions.deletes)
+      deletes.push({ type: 'del', key: prefixOf(action.index) + action.key });
+    for (const action of actions.puts) {
+      puts.push({ type: 'put', key: prefixOf(action.index) + action.key, value: action.item });
+    }
+  }
+  return [...deletes, ...puts];
+}

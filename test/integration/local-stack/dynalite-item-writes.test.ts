@@ -1,0 +1,212 @@
+import {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DeleteItemCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itemWriteCounts } from '../../../local/stack/dynalite-item-writes';
+import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
+
+/** An item and its index entries written in one LevelDB batch (local/stack/dynalite-item-writes.ts), seen through the SDK. */
+describe('dynalite item writes', () => {
+  let dataDir: string;
+  let dynamodb: RunningDynamoDb;
+  let client: DynamoDBClient;
+  const newClient = () =>
+    new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: dynamodb.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'dynalite-item-writes-'));
+    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
+    client = newClient();
+    await client.send(
+      new CreateTableCommand({
+        TableName: 'entries',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'id', AttributeType: 'S' },
+          { AttributeName: 'owner', AttributeType: 'S' },
+          { AttributeName: 'at', AttributeType: 'N' },
+        ],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'byOwner',
+            KeySchema: [
+              { AttributeName: 'owner', KeyType: 'HASH' },
+              { AttributeName: 'at', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['note'] },
+          },
+          {
+            IndexName: 'byAt',
+            KeySchema: [
+              { AttributeName: 'at', KeyType: 'HASH' },
+              { AttributeName: 'id', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+    for (;;) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: 'entries' }));
+      if (Table?.TableStatus === 'ACTIVE') break;
+    }
+  });
+  afterAll(async () => {
+    client.destroy();
+    await dynamodb.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const byOwner = async (owner: string) =>
+    (
+      await client.send(
+        new QueryCommand({
+          TableName: 'entries',
+          IndexName: 'byOwner',
+          KeyConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': { S: owner } },
+        }),
+      )
+    ).Items;
+  const byAt = async (at: string) =>
+    (
+      await client.send(
+        new QueryCommand({
+          TableName: 'entries',
+          IndexName: 'byAt',
+          KeyConditionExpression: '#at = :at',
+          ExpressionAttributeNames: { '#at': 'at' },
+          ExpressionAttributeValues: { ':at': { N: at } },
+        }),
+      )
+    ).Items;
+  const putNew = (id: string, owner: string, at: string) =>
+    client.send(
+      new PutItemCommand({
+        TableName: 'entries',
+        Item: {
+          id: { S: id },
+          owner: { S: owner },
+          at: { N: at },
+          note: { S: `note ${id}` },
+          other: { S: 'x' },
+        },
+        ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    );
+
+  it('writes a new item with its entries in every index, in one batch', async () => {
+    // Prepare
+    const before = itemWriteCounts.batched;
+
+    // Act
+    await putNew('a', 'ann', '1');
+
+    // Assess
+    expect(itemWriteCounts.batched - before).toBe(1);
+    expect(await byOwner('ann')).toEqual([
+      { id: { S: 'a' }, owner: { S: 'ann' }, at: { N: '1' }, note: { S: 'note a' } },
+    ]);
+    expect(await byAt('1')).toEqual([
+      { id: { S: 'a' }, owner: { S: 'ann' }, at: { N: '1' }, note: { S: 'note a' }, other: { S: 'x' } },
+    ]);
+  });
+
+  it('writes nothing, in no index either, when the condition fails', async () => {
+    // Prepare
+    await putNew('b', 'bob', '2');
+    const before = itemWriteCounts.batched;
+
+    // Act
+    const refused = await putNew('b', 'carl', '3').catch((error: unknown) => error);
+
+    // Assess
+    expect(refused).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(itemWriteCounts.batched).toBe(before);
+    expect(await byOwner('carl')).toEqual([]);
+    expect(await byAt('3')).toEqual([]);
+    expect(await byOwner('bob')).toHaveLength(1);
+  });
+
+  it("moves an item's index entries when an update changes their keys, and leaves no old entry", async () => {
+    // Prepare
+    await putNew('c', 'cid', '4');
+
+    // Act
+    await client.send(
+      new UpdateItemCommand({
+        TableName: 'entries',
+        Key: { id: { S: 'c' } },
+        UpdateExpression: 'SET #owner = :owner, #at = :at',
+        ExpressionAttributeNames: { '#owner': 'owner', '#at': 'at' },
+        ExpressionAttributeValues: { ':owner': { S: 'dee' }, ':at': { N: '5' } },
+      }),
+    );
+
+    // Assess
+    expect(await byOwner('cid')).toEqual([]);
+    expect(await byAt('4')).toEqual([]);
+    expect(await byOwner('dee')).toEqual([
+      { id: { S: 'c' }, owner: { S: 'dee' }, at: { N: '5' }, note: { S: 'note c' } },
+    ]);
+    expect((await byAt('5'))?.map((item) => item.id)).toEqual([{ S: 'c' }]);
+  });
+
+  it('writes an item that no index holds on its own, as dynalite does', async () => {
+    // Prepare
+    const before = itemWriteCounts.batched;
+
+    // Act
+    await client.send(
+      new PutItemCommand({ TableName: 'entries', Item: { id: { S: 'plain' }, note: { S: 'n' } } }),
+    );
+
+    // Assess
+    expect(itemWriteCounts.batched).toBe(before);
+    expect(await byOwner('plain')).toEqual([]);
+  });
+
+  it("removes an item's index entries with it", async () => {
+    // Prepare
+    await putNew('e', 'eve', '6');
+
+    // Act
+    await client.send(new DeleteItemCommand({ TableName: 'entries', Key: { id: { S: 'e' } } }));
+
+    // Assess
+    expect(await byOwner('eve')).toEqual([]);
+    expect(await byAt('6')).toEqual([]);
+  });
+
+  it('keeps the item and its index entries across a restart on the same data dir', async () => {
+    // Prepare
+    await putNew('f', 'fay', '7');
+    client.destroy();
+    await dynamodb.stop();
+
+    // Act
+    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
+    client = newClient();
+
+    // Assess
+    expect(await byOwner('fay')).toEqual([
+      { id: { S: 'f' }, owner: { S: 'fay' }, at: { N: '7' }, note: { S: 'note f' } },
+    ]);
+    expect((await byAt('7'))?.map((item) => item.id)).toEqual([{ S: 'f' }]);
+  });
+});
