@@ -8,9 +8,9 @@
  * 1000 warm-up calls of each kind). Run it before and after a change, alternately, on a shared
  * machine. `--replay` answers every call after the warm-up with the emulator's last answer to that
  * operation, so the figures are the SDK clients' own CPU, without the emulators' work and its noise.
- * `--path` instead times the three calls on a run's path (the token, the log entry, the completion
- * event) one after the other, as a lone run waits for them: their latency (p50, p90) and the
- * process's CPU per trio, the emulator thread's included.
+ * `--path` instead times the storage calls on a run's path (the token, the log entry; the completion
+ * event is sent only in a workspace with a subscription) one after the other, as a lone run waits
+ * for them: their latency (p50, p90) and the process's CPU per round, the emulator thread's included.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -281,9 +281,11 @@ export function replayAnswers(bench: StorageCallBench): void {
   }
 }
 
-const pathKinds = callKinds.slice(0, 3);
+// The token and the log entry: the completion event is on the path only in a workspace with a
+// subscription (core/notifications/publishing.ts).
+const pathKinds = callKinds.slice(0, 2);
 
-/** The three calls on a run's path in a row, `count` times: their latency and the CPU per trio. */
+/** The storage calls on a run's path in a row, `count` times: their latency and the CPU per round of them. */
 export async function pathLatency(calls: StorageCalls, count: number) {
   const latenciesInMs: number[] = [];
   const before = cpuMicros();
@@ -311,8 +313,8 @@ async function main() {
       for (let r = 0; r < rounds; r++) {
         const { p50InMs, p90InMs, cpuInMs } = await pathLatency(calls, callsPerRound);
         console.log(
-          `${callsPerRound} trios (${pathKinds.join(', ')}): p50 ${p50InMs.toFixed(3)} ms, ` +
-            `p90 ${p90InMs.toFixed(3)} ms; ${cpuInMs.toFixed(3)} ms of process CPU per trio`,
+          `${callsPerRound} rounds (${pathKinds.join(', ')}): p50 ${p50InMs.toFixed(3)} ms, ` +
+            `p90 ${p90InMs.toFixed(3)} ms; ${cpuInMs.toFixed(3)} ms of process CPU per round`,
         );
       }
       return;
