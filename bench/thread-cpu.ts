@@ -1,12 +1,13 @@
 /**
- * Per thread of the service, per sync run at one client: the CPU the kernel counted and the times
+ * Per thread of the service, per sync run (at one client unless told): the CPU the kernel counted and the times
  * the thread went to sleep (voluntary context switches, Linux /proc/<pid>/task/<tid>/status). Each
  * sleep is a hand-off the run waited for: the main thread waiting for an emulator's answer or the
  * sandbox, the emulator thread for LevelDB's writes on libuv's pool, a pool thread for its next job.
  * The switch counts hardly move with the machine's load, unlike timings, so they show a change
  * that removes a hand-off even on a noisy machine.
  *
- *   npx tsx bench/thread-cpu.ts     BENCH_REQUESTS runs (default 3,000) after 300 warm-up runs
+ *   npx tsx bench/thread-cpu.ts                     BENCH_REQUESTS runs (default 3,000) after 300 warm-up runs
+ *   BENCH_CLIENTS=16 npx tsx bench/thread-cpu.ts    the same at 16 clients
  *
  * Threads are listed by id, the main thread first, then by CPU; Node names none of them, so which is
  * which comes from their share (the emulator thread is the busiest after the main thread, the
@@ -19,7 +20,8 @@ import { join } from 'node:path';
 import { runLoad } from './load';
 import { startBenchServer } from './service-process';
 
-const requests = Number(process.env.BENCH_REQUESTS ?? 3000);
+const clients = Number(process.env.BENCH_CLIENTS ?? 1);
+const requests = Math.ceil(Number(process.env.BENCH_REQUESTS ?? 3000) / clients) * clients;
 const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
 
 interface ThreadCount {
@@ -51,7 +53,7 @@ try {
   const pid = child.pid!;
   await runLoad(target, 1, 300);
   const before = threadsOf(pid);
-  const load = await runLoad(target, 1, requests);
+  const load = await runLoad(target, clients, requests / clients);
   const after = threadsOf(pid);
   const rows = [...after]
     .map(([tid, count]) => {
@@ -64,7 +66,9 @@ try {
     })
     .filter((row) => row.cpuInMs >= 0.005 || row.sleeps >= 0.005)
     .sort((a, b) => Number(b.tid === String(pid)) - Number(a.tid === String(pid)) || b.cpuInMs - a.cpuInMs);
-  console.log(`${requests} sync runs at 1 client: ${load.throughputPerSecond}/s, p50 ${load.p50InMs} ms`);
+  console.log(
+    `${requests} sync runs at ${clients} client(s): ${load.throughputPerSecond}/s, p50 ${load.p50InMs} ms`,
+  );
   console.log('thread      CPU ms/run  sleeps/run');
   for (const row of rows) {
     const name = row.tid === String(pid) ? `${row.tid} main` : row.tid;
