@@ -20,6 +20,21 @@ class InvocationLogger extends Logger {
   protected override createLogger(options?: LoggerOptions): Logger {
     return new ChildLogger(options);
   }
+
+  /**
+   * Ready for an invocation: none of the last one's keys, and `cold_start` true only on the
+   * process's first invocation (Powertools keeps that flag per logger, so every new child said true).
+   */
+  startInvocation(coldStart: boolean): this {
+    this.resetKeys();
+    this.coldStart = coldStart;
+    return this;
+  }
+
+  /** True the first time only: asked of the root, once per invocation. */
+  isFirstInvocation(): boolean {
+    return this.getColdStart();
+  }
 }
 
 class ChildLogger extends InvocationLogger {}
@@ -54,7 +69,15 @@ if (typeof loggerMethods.setConsole === 'function' && typeof loggerMethods.setLo
 export const logger: Logger = root;
 
 /** Each invocation's logger, by the Lambda context its handler is given (one object per invocation). */
-const invocationLoggers = new WeakMap<object, Logger>();
+const invocationLoggers = new WeakMap<object, InvocationLogger>();
+
+/**
+ * Loggers of ended invocations, for the next ones: making a child costs about 16 µs (Powertools
+ * reads its settings and merges its options again), several times per run. At most as many as ever
+ * ran at once are kept, up to `maxIdleLoggers`.
+ */
+const idleLoggers: InvocationLogger[] = [];
+const maxIdleLoggers = 64;
 
 /**
  * The logger of the invocation whose Lambda context this is: a child of the root made on the first
@@ -66,8 +89,10 @@ export function loggerOf(context: object): Logger {
   return invocationLoggers.get(context) ?? newInvocationLogger(context);
 }
 
-function newInvocationLogger(context: object): Logger {
-  const invocationLogger = root.createChild();
+function newInvocationLogger(context: object): InvocationLogger {
+  const invocationLogger = (idleLoggers.pop() ?? (root.createChild() as InvocationLogger)).startInvocation(
+    root.isFirstInvocation(),
+  );
   invocationLoggers.set(context, invocationLogger);
   return invocationLogger;
 }
@@ -76,9 +101,17 @@ function newInvocationLogger(context: object): Logger {
  * Middy middleware: the invocation's logger (`loggerOf(context)`) gets the Lambda context's fields
  * (request id, function name and version, cold start) and logs the event when
  * POWERTOOLS_LOGGER_LOG_EVENT asks, as Powertools' `injectLambdaContext` does for a shared logger.
- * Nothing needs resetting afterwards: the logger ends with its invocation.
+ * When the invocation has ended (its answer or its error, after every later middleware), the logger
+ * goes back for the next invocation, its keys cleared then: the handlers await all of their work, so
+ * nothing of this invocation logs through it afterwards.
  */
 export function logInvocation(): MiddlewareObj {
+  const release = (request: { context: object }) => {
+    const invocationLogger = invocationLoggers.get(request.context);
+    if (!invocationLogger) return;
+    invocationLoggers.delete(request.context);
+    if (idleLoggers.length < maxIdleLoggers) idleLoggers.push(invocationLogger);
+  };
   return {
     before(request) {
       // A new one even if this context object served an invocation before (tests reuse theirs).
@@ -86,5 +119,7 @@ export function logInvocation(): MiddlewareObj {
       invocationLogger.refreshSampleRateCalculation();
       Logger.injectLambdaContextBefore(invocationLogger, request.event, request.context);
     },
+    after: release,
+    onError: release,
   };
 }

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { serviceRoutes } from '../../../catalog/service-routes';
 import { logger, logInvocation, loggerOf } from '../../../functions/http/logger';
 import { publicRoute } from '../../../functions/http/route';
@@ -37,6 +37,7 @@ describe('loggerOf and logInvocation', () => {
     process.stdout.write = writeOut;
     process.stderr.write = writeError;
     logger.setLogLevel('SILENT');
+    vi.unstubAllEnvs();
   });
 
   it("keeps each concurrent route invocation's keys and request id on its own lines", async () => {
@@ -111,5 +112,74 @@ describe('loggerOf and logInvocation', () => {
     expect(ended[0].executionId).toBe('exe_1');
     expect(ended[1]).not.toHaveProperty('executionId');
     expect(ended[1].function_request_id).toBe('req-1');
+  });
+
+  it("hands an ended invocation's logger to the next one, with none of its keys", async () => {
+    // Prepare
+    const used: unknown[] = [];
+    const handler = middy(async (event: { executionId?: string }, invocationContext: Context) => {
+      const invocationLogger = loggerOf(invocationContext);
+      used.push(invocationLogger);
+      if (event.executionId) invocationLogger.appendKeys({ executionId: event.executionId });
+      invocationLogger.info('Step ended');
+    }).use(logInvocation());
+
+    // Act
+    await handler({ executionId: 'exe_1' }, contextOf('req-1'));
+    await handler({}, contextOf('req-2'));
+
+    // Assess
+    expect(used[1]).toBe(used[0]);
+    const ended = lines.filter((line) => line.message === 'Step ended');
+    expect(ended[1]).not.toHaveProperty('executionId');
+    expect(ended[1].function_request_id).toBe('req-2');
+  });
+
+  it("hands a failed invocation's logger on too, with none of its keys", async () => {
+    // Prepare
+    const handler = middy(async (event: { executionId?: string }, invocationContext: Context) => {
+      const invocationLogger = loggerOf(invocationContext);
+      if (event.executionId) {
+        invocationLogger.appendKeys({ executionId: event.executionId });
+        throw new Error('disk on fire');
+      }
+      invocationLogger.info('Step ended');
+    }).use(logInvocation());
+
+    // Act
+    const failure = await handler({ executionId: 'exe_1' }, contextOf('req-1')).catch(
+      (error: Error) => error,
+    );
+    await handler({}, contextOf('req-2'));
+
+    // Assess
+    expect(failure).toBeInstanceOf(Error);
+    const ended = lines.filter((line) => line.message === 'Step ended');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).not.toHaveProperty('executionId');
+    expect(ended[0].function_request_id).toBe('req-2');
+  });
+
+  it("says cold_start on the process's first invocation only, whichever logger serves it", async () => {
+    // Prepare
+    vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
+    vi.resetModules();
+    const fresh = await import('../../../functions/http/logger');
+    fresh.logger.setLogLevel('INFO');
+    const handler = middy(async (_event: unknown, invocationContext: Context) => {
+      fresh.loggerOf(invocationContext).info('Step ended');
+    }).use(fresh.logInvocation());
+
+    // Act
+    await Promise.all([handler({}, contextOf('req-1')), handler({}, contextOf('req-2'))]);
+    await handler({}, contextOf('req-3'));
+
+    // Assess
+    const ended = lines.filter((line) => line.message === 'Step ended');
+    expect(ended.map((line) => [line.function_request_id, line.cold_start])).toEqual([
+      ['req-1', true],
+      ['req-2', false],
+      ['req-3', false],
+    ]);
   });
 });
