@@ -10,12 +10,12 @@
  * shared between the item calls that read it: they only read it (dynalite's actions that change a
  * table, DescribeTable and the tag calls read their own copy, as before).
  *
- * The same call also installs a memo of dynalite's parsed expressions (memoizeExpressions), has the
- * store read items synchronously (readSynchronously) and write each item with its index entries in
- * one batch (./dynalite-item-writes.ts).
+ * The same call also installs a memo of dynalite's parsed expressions (memoizeExpressions), and has
+ * the store read items synchronously and write each with its index entries in one batch
+ * (./dynalite-item-io.ts).
  */
 import { createRequire } from 'node:module';
-import { type BatchingLevelDb, batchItemWrites } from './dynalite-item-writes';
+import { type ItemStore, withItemIo } from './dynalite-item-io';
 
 type Callback = (error: unknown, table?: TableDescription) => void;
 interface TableDescription {
@@ -25,8 +25,7 @@ interface TableDb {
   put(key: string, value: unknown, callback: (error?: unknown) => void): void;
   del(key: string, callback: (error?: unknown) => void): void;
 }
-interface DynaliteStore {
-  db: LevelDb;
+interface DynaliteStore extends ItemStore {
   tableDb: TableDb;
   getTable(name: string, checkStatus: boolean | Callback, callback?: Callback): void;
 }
@@ -51,7 +50,7 @@ export function withTableCache<T>(start: () => T): { started: T; counts: TableCa
   memoizeExpressions();
   const counts: TableCacheCounts = { hits: 0, misses: 0 };
   const create = dynaliteDb.create;
-  dynaliteDb.create = (options) => batchItemWrites(readSynchronously(cacheTables(create(options), counts)));
+  dynaliteDb.create = (options) => withItemIo(cacheTables(create(options), counts));
   try {
     return { started: start(), counts };
   } finally {
@@ -110,43 +109,6 @@ function cacheTables(store: DynaliteStore, counts: TableCacheCounts): DynaliteSt
       if (!error && table?.TableStatus === 'ACTIVE' && versionOf(name) === version) active.set(name, table);
       done(error, table);
     });
-  };
-  return store;
-}
-
-/** How many of dynalite's LevelDB reads were answered synchronously (readSynchronously), for tests. */
-export const synchronousReadCounts = { reads: 0 };
-
-interface LevelDb extends BatchingLevelDb {
-  status: string;
-  get(key: string, callback?: (error: unknown, value?: unknown) => void): unknown;
-  getSync(key: string): unknown;
-}
-
-/**
- * dynalite reads an item (every conditional write and update does, before it writes) with LevelDB's
- * `get`, which hands the read to libuv's thread pool and wakes the emulator thread again when it is
- * done: two thread hand-offs for a lookup of microseconds. Those reads are made with `getSync` here,
- * on the thread that runs the emulator (in the local stack a thread of its own, which serves nothing
- * else: ./emulator-thread.ts). The callback is
- * still called from `setImmediate`, as dynalite's own wrapper calls it, so callers see the same
- * order of events. A database that is not open goes the old way, to get dynalite's own error.
- */
-function readSynchronously(store: DynaliteStore): DynaliteStore {
-  const db = store.db;
-  if (typeof db?.getSync !== 'function') return store;
-  const get = db.get.bind(db);
-  db.get = (key, callback) => {
-    if (typeof callback !== 'function' || db.status !== 'open') return get(key, callback);
-    let value: unknown;
-    try {
-      value = db.getSync(key);
-    } catch (error) {
-      setImmediate(callback, error);
-      return;
-    }
-    synchronousReadCounts.reads++;
-    setImmediate(callback, null, value);
   };
   return store;
 }

@@ -18,7 +18,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EXPRESSION_MEMO_SIZE,
   expressionMemoCounts,
-  synchronousReadCounts,
   withTableCache,
 } from '../../../local/stack/dynalite-caches';
 import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
@@ -159,36 +158,6 @@ describe('dynalite table cache', () => {
     expect(afterDelete).toBeInstanceOf(ResourceNotFoundException);
     expect(String(oldKey)).toMatch(/key element does not match the schema/);
     expect(got.Item).toEqual({ name: { S: 'b' } });
-  });
-
-  it('reads items synchronously, with the same answers for items there and not there, and conditions checked', async () => {
-    // Prepare
-    await createTable('read', 'id');
-    await putNew('read', { id: { S: 'a' }, count: { N: '1' } });
-    const before = synchronousReadCounts.reads;
-
-    // Act
-    const there = await client.send(new GetItemCommand({ TableName: 'read', Key: { id: { S: 'a' } } }));
-    const notThere = await client.send(new GetItemCommand({ TableName: 'read', Key: { id: { S: 'b' } } }));
-    const refused = await failureOf(putNew('read', { id: { S: 'a' }, count: { N: '2' } }));
-    const updated = await client.send(
-      new UpdateItemCommand({
-        TableName: 'read',
-        Key: { id: { S: 'a' } },
-        UpdateExpression: 'ADD #count :one',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':one': { N: '1' } },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-
-    // Assess
-    expect(there.Item).toEqual({ id: { S: 'a' }, count: { N: '1' } });
-    expect(notThere.Item).toBeUndefined();
-    expect(refused).toBeInstanceOf(ConditionalCheckFailedException);
-    expect(updated.Attributes).toEqual({ id: { S: 'a' }, count: { N: '2' } });
-    // The two gets, the refused put's read of the item and the update's.
-    expect(synchronousReadCounts.reads - before).toBe(4);
   });
 
   it('keeps the descriptions across a restart on the same data dir only in LevelDB', async () => {

@@ -1,20 +1,25 @@
 /**
- * One LevelDB batch per item write in dynalite: PutItem, UpdateItem and DeleteItem write the item's
- * secondary index entries first (`updateIndexes`: the deletes, then the puts, each a LevelDB write)
- * and the item after them, so a log entry with its two or three index entries took two rounds
- * through libuv's thread pool and three or four writes, each a hand-off between threads. Here the
- * index writes wait for the item's write and go with it in one `batch`: one round, one hand-off, and
- * the item and its index entries change together or not at all (dynalite's own order could leave
- * an index entry without its item when the process died between the writes).
+ * How dynalite's store reaches LevelDB for items, on the emulator's thread (./emulator-thread.ts),
+ * with fewer hand-offs through libuv's thread pool, each of which wakes a sleeping thread:
  *
- * The item's write follows at once: the three actions call `itemDb.put` or `itemDb.del` from the
- * callback of `updateIndexes`, synchronously, holding the item's lock. Should one not, its index
- * writes go in a batch of their own right after it.
+ * - Reads (readSynchronously): every conditional write and update reads its item first with
+ *   LevelDB's `get`, a trip to the pool for a lookup of microseconds. It is made with `getSync`;
+ *   the callback still comes from `setImmediate`, as dynalite's own wrapper calls it, so callers see
+ *   the same order of events. A database that is not open goes the old way, to get dynalite's error.
+ * - Writes (batchItemWrites): PutItem, UpdateItem and DeleteItem write the item's secondary index
+ *   entries first (`updateIndexes`: the deletes, then the puts, each a LevelDB write) and the item
+ *   after them: for a log entry with two or three index entries, two rounds through the pool. The
+ *   index writes now wait for the item's write and go with it in one `batch`: one round, and the
+ *   item and its index entries change together or not at all (dynalite's own order could leave an
+ *   index entry without its item when the process died between the writes). The item's write
+ *   follows at once: the three actions call `itemDb.put` or `itemDb.del` from the callback of
+ *   `updateIndexes`, synchronously, holding the item's lock. Should one not, its index writes go in
+ *   a batch of their own right after it.
  *
  * Relies on dynalite 4.0.0's internals (pinned): `updateIndexes` and `getIndexActions` of
- * `dynalite/db`, the store's LevelDB with callback `put`, `del` and `batch`, and the key prefixes of
- * its item and index databases. The integration tests (test/integration/local-stack/dynalite-caches.test.ts)
- * read the index entries back through Query and fail if any of that moves.
+ * `dynalite/db`, the store's LevelDB (classic-level's `getSync`, callback `put`, `del`, `batch`) and
+ * the key prefixes of its item and index databases. test/integration/local-stack/dynalite-item-io.test.ts
+ * reads the items and index entries back through GetItem and Query, and fails if any of that moves.
  */
 import { createRequire } from 'node:module';
 
@@ -27,10 +32,18 @@ interface LevelOperation {
   value?: unknown;
 }
 
-export interface BatchingLevelDb {
+interface LevelDb {
+  status: string;
+  get(key: string, callback?: (error: unknown, value?: unknown) => void): unknown;
+  getSync(key: string): unknown;
   put(key: string, value: unknown, callback?: Callback): unknown;
   del(key: string, callback?: Callback): unknown;
   batch(operations: LevelOperation[], callback?: Callback): unknown;
+}
+
+/** A dynalite store, as far as its LevelDB goes. */
+export interface ItemStore {
+  db: LevelDb;
 }
 
 interface IndexDefinition {
@@ -67,8 +80,8 @@ interface DynaliteDbModule {
   ): { puts: IndexAction[]; deletes: IndexAction[] };
 }
 
-/** How many item writes went in one batch with their index entries, for tests and the bench. */
-export const itemWriteCounts = { batched: 0 };
+/** How many item reads were answered synchronously, and item writes went with their index entries, for tests. */
+export const itemIoCounts = { synchronousReads: 0, batchedWrites: 0 };
 
 const require = createRequire(import.meta.url);
 const dynaliteDb = require('dynalite/db') as DynaliteDbModule;
@@ -77,8 +90,31 @@ const originalUpdateIndexes = dynaliteDb.updateIndexes;
 /** The index writes of each store's item write under way, waiting for the item's own write. */
 const pendingOf = new WeakMap<object, { operations?: LevelOperation[] }>();
 
-/** Has `store`'s item writes take their index entries along in one batch. */
-export function batchItemWrites<T extends { db: BatchingLevelDb }>(store: T): T {
+/** Has `store` read its items synchronously and write each with its index entries in one batch. */
+export function withItemIo<T extends ItemStore>(store: T): T {
+  return batchItemWrites(readSynchronously(store));
+}
+
+function readSynchronously<T extends ItemStore>(store: T): T {
+  const { db } = store;
+  if (typeof db?.getSync !== 'function') return store;
+  const get = db.get.bind(db);
+  db.get = (key, callback) => {
+    if (typeof callback !== 'function' || db.status !== 'open') return get(key, callback);
+    let value: unknown;
+    try {
+      value = db.getSync(key);
+    } catch (error) {
+      setImmediate(callback, error);
+      return;
+    }
+    itemIoCounts.synchronousReads++;
+    setImmediate(callback, null, value);
+  };
+  return store;
+}
+
+function batchItemWrites<T extends ItemStore>(store: T): T {
   const pending: { operations?: LevelOperation[] } = {};
   pendingOf.set(store, pending);
   const { db } = store;
@@ -88,7 +124,7 @@ export function batchItemWrites<T extends { db: BatchingLevelDb }>(store: T): T 
     const waiting = pending.operations;
     if (!waiting || typeof callback !== 'function') return alone();
     pending.operations = undefined;
-    itemWriteCounts.batched++;
+    itemIoCounts.batchedWrites++;
     return db.batch([...waiting, operation], callback);
   };
   db.put = (key, value, callback) =>
@@ -115,7 +151,7 @@ function updateIndexesWithTheItem(
   callback();
   if (operations.length === 0 || pending.operations !== operations) return;
   pending.operations = undefined;
-  (store as { db: BatchingLevelDb }).db.batch(operations, () => undefined);
+  (store as ItemStore).db.batch(operations, () => undefined);
 }
 
 /** dynalite's index writes for an item going from `existingItem` to `item`: the deletes, then the puts. */

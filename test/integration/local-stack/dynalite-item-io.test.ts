@@ -4,6 +4,7 @@ import {
   DeleteItemCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
@@ -12,11 +13,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { itemWriteCounts } from '../../../local/stack/dynalite-item-writes';
+import { itemIoCounts } from '../../../local/stack/dynalite-item-io';
 import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
 
-/** An item and its index entries written in one LevelDB batch (local/stack/dynalite-item-writes.ts), seen through the SDK. */
-describe('dynalite item writes', () => {
+/** dynalite's items read synchronously and written with their index entries in one batch (local/stack/dynalite-item-io.ts), seen through the SDK. */
+describe('dynalite item reads and writes', () => {
   let dataDir: string;
   let dynamodb: RunningDynamoDb;
   let client: DynamoDBClient;
@@ -27,7 +28,7 @@ describe('dynalite item writes', () => {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'dynalite-item-writes-'));
+    dataDir = await mkdtemp(join(tmpdir(), 'dynalite-item-io-'));
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
     client = newClient();
     await client.send(
@@ -71,30 +72,21 @@ describe('dynalite item writes', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const byOwner = async (owner: string) =>
+  /** The items of index `IndexName` whose hash key `name` holds `value`. */
+  const queryIndex = async (IndexName: string, name: string, value: { S: string } | { N: string }) =>
     (
       await client.send(
         new QueryCommand({
           TableName: 'entries',
-          IndexName: 'byOwner',
-          KeyConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': { S: owner } },
+          IndexName,
+          KeyConditionExpression: '#key = :value',
+          ExpressionAttributeNames: { '#key': name },
+          ExpressionAttributeValues: { ':value': value },
         }),
       )
     ).Items;
-  const byAt = async (at: string) =>
-    (
-      await client.send(
-        new QueryCommand({
-          TableName: 'entries',
-          IndexName: 'byAt',
-          KeyConditionExpression: '#at = :at',
-          ExpressionAttributeNames: { '#at': 'at' },
-          ExpressionAttributeValues: { ':at': { N: at } },
-        }),
-      )
-    ).Items;
+  const byOwner = (owner: string) => queryIndex('byOwner', 'owner', { S: owner });
+  const byAt = (at: string) => queryIndex('byAt', 'at', { N: at });
   const putNew = (id: string, owner: string, at: string) =>
     client.send(
       new PutItemCommand({
@@ -110,15 +102,54 @@ describe('dynalite item writes', () => {
       }),
     );
 
+  it('reads items synchronously, with the same answers for items there and not there, and conditions checked', async () => {
+    // Prepare
+    const putPlain = (count: string) =>
+      client.send(
+        new PutItemCommand({
+          TableName: 'entries',
+          Item: { id: { S: 'read' }, count: { N: count } },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      );
+    await putPlain('1');
+    const before = itemIoCounts.synchronousReads;
+
+    // Act
+    const there = await client.send(new GetItemCommand({ TableName: 'entries', Key: { id: { S: 'read' } } }));
+    const notThere = await client.send(
+      new GetItemCommand({ TableName: 'entries', Key: { id: { S: 'none' } } }),
+    );
+    const refused = await putPlain('2').catch((error: unknown) => error);
+    const updated = await client.send(
+      new UpdateItemCommand({
+        TableName: 'entries',
+        Key: { id: { S: 'read' } },
+        UpdateExpression: 'ADD #count :one',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':one': { N: '1' } },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+
+    // Assess
+    expect(there.Item).toEqual({ id: { S: 'read' }, count: { N: '1' } });
+    expect(notThere.Item).toBeUndefined();
+    expect(refused).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(updated.Attributes).toEqual({ id: { S: 'read' }, count: { N: '2' } });
+    // The two gets, the refused put's read of the item and the update's.
+    expect(itemIoCounts.synchronousReads - before).toBe(4);
+  });
+
   it('writes a new item with its entries in every index, in one batch', async () => {
     // Prepare
-    const before = itemWriteCounts.batched;
+    const before = itemIoCounts.batchedWrites;
 
     // Act
     await putNew('a', 'ann', '1');
 
     // Assess
-    expect(itemWriteCounts.batched - before).toBe(1);
+    expect(itemIoCounts.batchedWrites - before).toBe(1);
     expect(await byOwner('ann')).toEqual([
       { id: { S: 'a' }, owner: { S: 'ann' }, at: { N: '1' }, note: { S: 'note a' } },
     ]);
@@ -130,14 +161,14 @@ describe('dynalite item writes', () => {
   it('writes nothing, in no index either, when the condition fails', async () => {
     // Prepare
     await putNew('b', 'bob', '2');
-    const before = itemWriteCounts.batched;
+    const before = itemIoCounts.batchedWrites;
 
     // Act
     const refused = await putNew('b', 'carl', '3').catch((error: unknown) => error);
 
     // Assess
     expect(refused).toBeInstanceOf(ConditionalCheckFailedException);
-    expect(itemWriteCounts.batched).toBe(before);
+    expect(itemIoCounts.batchedWrites).toBe(before);
     expect(await byOwner('carl')).toEqual([]);
     expect(await byAt('3')).toEqual([]);
     expect(await byOwner('bob')).toHaveLength(1);
@@ -169,7 +200,7 @@ describe('dynalite item writes', () => {
 
   it('writes an item that no index holds on its own, as dynalite does', async () => {
     // Prepare
-    const before = itemWriteCounts.batched;
+    const before = itemIoCounts.batchedWrites;
 
     // Act
     await client.send(
@@ -177,7 +208,7 @@ describe('dynalite item writes', () => {
     );
 
     // Assess
-    expect(itemWriteCounts.batched).toBe(before);
+    expect(itemIoCounts.batchedWrites).toBe(before);
     expect(await byOwner('plain')).toEqual([]);
   });
 
