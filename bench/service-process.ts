@@ -25,7 +25,7 @@ export async function startBenchServer(
 const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
 
 /** User plus system CPU in ms of a /proc stat file (the process name may hold spaces and parentheses). */
-function cpuInMsOf(statFile: string): number {
+export function cpuInMsOf(statFile: string): number {
   const text = readFileSync(statFile, 'utf8');
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;

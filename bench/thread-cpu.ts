@@ -18,12 +18,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from './load';
-import { startBenchServer } from './service-process';
+import { cpuInMsOf, startBenchServer } from './service-process';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 1);
 const requests = Math.ceil(Number(process.env.BENCH_REQUESTS ?? 3000) / clients) * clients;
-const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
-
 interface ThreadCount {
   cpuInMs: number;
   sleeps: number;
@@ -33,11 +31,9 @@ function threadsOf(pid: number): Map<string, ThreadCount> {
   const threads = new Map<string, ThreadCount>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
       threads.set(tid, {
-        cpuInMs: (Number(fields[11]) + Number(fields[12])) / ticksPerMs,
+        cpuInMs: cpuInMsOf(`/proc/${pid}/task/${tid}/stat`),
         sleeps: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
       });
     } catch {
