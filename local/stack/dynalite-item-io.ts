@@ -134,13 +134,7 @@ function batchItemWrites<T extends ItemStore>(store: T): T {
   return store;
 }
 
-function updateIndexesWithTheItem(
-  store: object,
-  table: Table,
-  existingItem: Item | undefined,
-  item: Item | undefined | null,
-  callback: Callback,
-): void {
+const updateIndexesWithTheItem: UpdateIndexes = (store, table, existingItem, item, callback) => {
   const pending = pendingOf.get(store);
   if (!pending) {
     originalUpdateIndexes(store, table, existingItem, item, callback);
@@ -152,7 +146,7 @@ function updateIndexesWithTheItem(
   if (operations.length === 0 || pending.operations !== operations) return;
   pending.operations = undefined;
   (store as ItemStore).db.batch(operations, () => undefined);
-}
+};
 
 /** dynalite's index writes for an item going from `existingItem` to `item`: the deletes, then the puts. */
 function indexOperations(table: Table, existingItem: Item | undefined, item: Item | undefined | null) {
