@@ -114,9 +114,9 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     const charge = options.chargeUsd && options.period ? options.chargeUsd : 0;
     const owner = this.ownerItem(ownerKey);
     const guard = options.guard;
-    // Conditions are kept to single clauses without parentheses: dynalite parses every expression
-    // afresh, and a compound one costs about as much CPU again as the update. A guard's plan
-    // equality also proves the item exists.
+    // Conditions are kept to single clauses without parentheses: the local emulator parses each
+    // expression once per process (local/stack/dynalite-caches.ts), but a compound one's first parse
+    // costs about as much CPU again as the update. A guard's plan equality also proves the item exists.
     const conditionOf = (condition: string) =>
       [
         guard

@@ -120,6 +120,8 @@ interface ParseContext {
   unusedAttrNames?: Record<string, boolean>;
   unusedAttrVals?: Record<string, boolean>;
   isKeyCondition?: boolean;
+  /** dynalite's comparison of two attribute values (dynalite/db `compare`), as its parsers use it. */
+  compare?: (operator: 'GT', first: unknown, second: unknown) => boolean;
 }
 interface ExpressionParser {
   parse(expression: string, options: { context: ParseContext }): unknown;
@@ -130,6 +132,8 @@ interface ParsedExpression {
   template: unknown;
   namesUsed: string[];
   valuesUsed: string[];
+  /** The BETWEENs whose two bounds are both values: the one check of a parse that reads them. */
+  betweenBounds: [lower: string, upper: string][];
 }
 
 /** How often the expression memo answered or missed, over the process (it is per process). */
@@ -172,7 +176,8 @@ function memoizeExpressions(): void {
       const values = context.attrVals ?? {};
       const key = memoKey(expression, context);
       const known = memo.get(key);
-      if (known) {
+      // Bounds out of order are the parser's error to report, worded as it does.
+      if (known && boundsInOrder(known.betweenBounds, values, context)) {
         expressionMemoCounts.hits++;
         for (const used of known.namesUsed) delete context.unusedAttrNames?.[used];
         for (const used of known.valuesUsed) delete context.unusedAttrVals?.[used];
@@ -192,7 +197,8 @@ function memoizeExpressions(): void {
       // A string is the expression's error: not kept, so it is found and reported again each time.
       if (result !== null && typeof result === 'object') {
         const slots = new Map<unknown, string>(Object.entries(values).map(([n, value]) => [value, n]));
-        memo.set(key, { template: toTemplate(result, slots), namesUsed, valuesUsed });
+        const template = toTemplate(result, slots);
+        memo.set(key, { template, namesUsed, valuesUsed, betweenBounds: betweenBoundsOf(template) });
         if (memo.size > EXPRESSION_MEMO_SIZE) memo.delete(memo.keys().next().value as string);
       }
       return result;
@@ -200,8 +206,43 @@ function memoizeExpressions(): void {
   }
 }
 
-/** Expressions in which a parse reads the values themselves, not only their types. */
-const readsValues = /between|attribute_type/i;
+/**
+ * Expressions in which a parse reads the values themselves, not only their types: attribute_type
+ * checks its type name. BETWEEN's check of its bounds' order is made on each hit instead
+ * ({@link boundsInOrder}), so that a rate limit's `#tat BETWEEN :now AND :limit`, with new values
+ * on every call, is parsed once.
+ */
+const readsValues = /attribute_type/i;
+
+/** The value slots of every BETWEEN in a template whose two bounds are values (not paths). */
+function betweenBoundsOf(template: unknown): [string, string][] {
+  const bounds: [string, string][] = [];
+  const visit = (node: unknown) => {
+    if (node === null || typeof node !== 'object' || node instanceof ValueSlot) return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const { type, args } = node as { type?: unknown; args?: unknown[] };
+    if (type === 'between' && args?.[1] instanceof ValueSlot && args[2] instanceof ValueSlot) {
+      bounds.push([args[1].name, args[2].name]);
+    }
+    for (const value of Object.values(node)) visit(value);
+  };
+  visit(template);
+  return bounds;
+}
+
+/** dynalite's own check of a BETWEEN, `compare('GT', lower, upper)` refuses, with this call's values. */
+function boundsInOrder(
+  bounds: [string, string][],
+  values: Record<string, unknown>,
+  context: ParseContext,
+): boolean {
+  if (bounds.length === 0) return true;
+  if (!context.compare) return false;
+  return bounds.every(([lower, upper]) => !context.compare!('GT', values[lower], values[upper]));
+}
 
 function memoKey(expression: string, context: ParseContext): string {
   const values = context.attrVals ?? {};

@@ -302,6 +302,29 @@ describe('dynalite expression memo', () => {
     expect(inOrderAgain).toBeUndefined();
   });
 
+  it('parses a BETWEEN once, whatever bounds in order later calls bring', async () => {
+    // Prepare
+    await client.send(
+      new PutItemCommand({ TableName: 'memo', Item: { id: { S: 'between' }, tat: { N: '0' } } }),
+    );
+    await between('0', '200');
+    const before = { ...expressionMemoCounts };
+
+    // Act: each call sets the attribute to its lower bound, which the next one's bounds hold.
+    const later = [
+      await failureOf(between('-5', '400')),
+      await failureOf(between('-5', '-5')),
+      await failureOf(between('-10', '1e3')),
+    ];
+
+    // Assess
+    expect(later).toEqual([undefined, undefined, undefined]);
+    expect(expressionMemoCounts.misses).toBe(before.misses);
+    expect(expressionMemoCounts.hits - before.hits).toBe(6);
+    const got = await client.send(new GetItemCommand({ TableName: 'memo', Key: { id: { S: 'between' } } }));
+    expect(got.Item?.tat).toEqual({ N: '-10' });
+  });
+
   it(`keeps at most ${EXPRESSION_MEMO_SIZE} expressions, dropping the oldest`, async () => {
     // Prepare
     const projected = (n: number) =>
