@@ -65,6 +65,11 @@ const runCostMarkRetentionInSeconds = 30 * 24 * 3600;
  */
 const lastTatInMs = new BoundedMap<string, number>();
 
+/** A bucket's `tat` only grows, so a hint only grows too: a late answer does not take back a later one. */
+function hintTat(hintKey: string, tatInMs: number): void {
+  lastTatInMs.set(hintKey, Math.max(lastTatInMs.get(hintKey) ?? tatInMs, tatInMs));
+}
+
 interface OwnerItem {
   tableName: string;
   key: { pk: string; sk: string };
@@ -162,6 +167,10 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     const hintKey = `${ownerKey}|${bucketId}`;
     const hint = lastTatInMs.get(hintKey);
     const [first, second] = hint !== undefined && hint >= nowInMs ? [busy, idle] : [idle, busy];
+    // Whatever this take finds, the bucket is busy for an interval after it: a take that starts
+    // meanwhile (16 requests of one key at once) tries the busy update first, instead of losing
+    // the idle one to this take and paying a failed conditional write.
+    hintTat(hintKey, nowInMs + interval);
     const item = (await first()) ?? (await second()) ?? (await first());
     const costOf = (found: Item | undefined) =>
       options.period ? Number(found?.[costAttribute(options.period)] ?? 0) : 0;
@@ -169,14 +178,14 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
       found && ownerKey.startsWith('user#') ? { user: withoutLimits<User>(found) } : {};
     if (item) {
       const tatInMs = Number(item[tatAttribute(bucketId)]);
-      lastTatInMs.set(hintKey, tatInMs);
+      hintTat(hintKey, tatInMs);
       return { admitted: true, tatInMs, periodCostUsd: costOf(item) - charge, ...userOf(item) };
     }
     // Neither: the bucket is beyond its burst (or the guard failed). Read it only now, to say
     // when the next token comes (and, for a user, who it is now).
     const found = await this.get(owner.key, owner.tableName);
     const tatInMs = Number(found?.[tatAttribute(bucketId)] ?? nowInMs);
-    lastTatInMs.set(hintKey, tatInMs);
+    hintTat(hintKey, tatInMs);
     return { admitted: false, tatInMs, periodCostUsd: costOf(found), ...userOf(found) };
   }
 

@@ -42,6 +42,31 @@ describe('DynamoLimitsStore buckets', () => {
     expect((await store.read(key, '2026-11')).tatInMs.sync).toBe(now + 120 * 1000);
   });
 
+  it('takes 16 tokens of one bucket at once in about one write each, not two', async () => {
+    // Prepare
+    const key = owner();
+    let updates = 0;
+    const name = 'countUpdates';
+    dynamo.client.middlewareStack.add(
+      (next) => async (args) => {
+        const { headers } = args.request as { headers: Record<string, string> };
+        if (headers['x-amz-target'] === 'DynamoDB_20120810.UpdateItem') updates++;
+        return next(args);
+      },
+      { step: 'finalizeRequest', name },
+    );
+
+    // Act
+    const outcomes = await Promise.all(Array.from({ length: 16 }, () => store.take(key, 'sync', free, now)));
+    dynamo.client.middlewareStack.remove(name);
+
+    // Assess: the first take finds the bucket idle; the 15 others, started meanwhile, try it busy.
+    // Losing the idle update to the first would be a failed write each: 31 in all.
+    expect(outcomes.filter((outcome) => outcome.admitted)).toHaveLength(16);
+    expect(updates).toBeGreaterThanOrEqual(16);
+    expect(updates).toBeLessThan(24);
+  });
+
   it('refills at the rate: one more token a second later', async () => {
     const key = owner();
     await Promise.all(Array.from({ length: 120 }, () => store.take(key, 'sync', free, now)));
