@@ -55,6 +55,8 @@ export interface QuickJsCodeRunnerOptions {
    * else (a pool worker); each run still gets a runtime and context of its own.
    */
   prepareAhead?: boolean;
+  /** Called when a run's after-work is done (with `prepareAhead`, the next sandbox made): the runner is idle. */
+  onIdle?: () => void;
 }
 
 const defaultHeapLimitInBytes = 256 * 1024 * 1024;
@@ -115,6 +117,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
         const finished = sandbox;
         if (!options.prepareAhead) {
           if (finished) release(finished);
+          options.onIdle?.();
         } else {
           // After the answer has gone out: the caller awaits this run's promise, not this work.
           setImmediate(() => {
@@ -127,6 +130,7 @@ export function createQuickJsCodeRunner(options: QuickJsCodeRunnerOptions = {}):
                 // The next run makes its own and reports what fails.
               }
             }
+            options.onIdle?.();
           });
         }
       }

@@ -15,6 +15,11 @@ export interface SandboxWorkerData {
    * messages, but its interrupt handler reads this between instructions.
    */
   interrupt: SharedArrayBuffer;
+  /**
+   * One Int32: 1 while the worker waits with the next run's sandbox prepared, 0 while it runs or
+   * prepares. Set by the worker without a message, so that telling costs no thread a wake-up.
+   */
+  ready: SharedArrayBuffer;
   heapLimitInBytes?: number;
   maxStdoutInBytes?: number;
   maxFetchesPerRun?: number;

@@ -22,6 +22,7 @@ interface PendingFetch {
 
 function serve(port: MessagePort, data: SandboxWorkerData): void {
   const interrupt = new Int32Array(data.interrupt);
+  const ready = new Int32Array(data.ready);
   let currentRunId = 0;
   const runner = createQuickJsCodeRunner({
     heapLimitInBytes: data.heapLimitInBytes,
@@ -30,6 +31,7 @@ function serve(port: MessagePort, data: SandboxWorkerData): void {
     maxFetchResponseBytes: data.maxFetchResponseBytes,
     interruptRequested: () => Atomics.load(interrupt, 0) === currentRunId,
     prepareAhead: true,
+    onIdle: () => Atomics.store(ready, 0, 1),
   });
   const fetches = new Map<number, PendingFetch>();
   let lastFetchId = 0;
@@ -74,6 +76,7 @@ function serve(port: MessagePort, data: SandboxWorkerData): void {
 
   port.on('message', (message: ToWorker) => {
     if (message.type === 'run') {
+      Atomics.store(ready, 0, 0);
       void run(message);
       return;
     }

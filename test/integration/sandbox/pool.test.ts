@@ -55,6 +55,22 @@ describe('sandbox pool', () => {
     expect(answer).toEqual({ result: [1, 'two', { three: 3 }], stdout: 'hi { a: 1 }\n' });
   });
 
+  it('counts a worker ready once it has answered and made its next sandbox, and not while it runs', async () => {
+    // Prepare
+    const sandbox = poolOf({ size: 1 });
+    await run(sandbox, 'return 1');
+    await expect.poll(() => sandbox.stats().ready).toBe(1);
+
+    // Act
+    const looping = failureOf(run(sandbox, 'while (true) {}', { timeoutInMs: 1000 }));
+    const whileRunning = sandbox.stats();
+    await looping;
+
+    // Assess
+    expect(whileRunning).toMatchObject({ busy: 1, ready: 0 });
+    await expect.poll(() => sandbox.stats()).toMatchObject({ busy: 0, ready: 1, workersStarted: 1 });
+  });
+
   it('answers other runs while one function loops forever', async () => {
     const sandbox = poolOf();
     const looping = failureOf(run(sandbox, 'while (true) {}', { timeoutInMs: 1500 }));

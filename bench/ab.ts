@@ -1,0 +1,114 @@
+/**
+ * Sync runs of two or more checkouts of the service at one client, their requests interleaved: each
+ * checkout's server in its own process, all started at once, one request to each in turn (who goes
+ * first changes every turn). On a machine whose speed drifts by half within minutes, figures of
+ * runs taken one after the other differ by more than most changes do; interleaved, every checkout
+ * sees the same drift, so their p50s compare. The servers idle while another answers, but share
+ * the CPU caches, so the figures are slower than a lone server's: compare them with each other.
+ *
+ *   npx tsx bench/ab.ts <checkout> <checkout> [...]   BENCH_REQUESTS (default 3,000) each, after 1,000 warm-up each
+ *
+ * A checkout is a directory with the project (a `git worktree` of another commit, its node_modules
+ * linked to this one's). Prints p25, p50, p75 and the mean per checkout and the p50 against the
+ * first's; writes bench/results/ab.json.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { percentile, type Target } from './load';
+
+const checkouts = process.argv.slice(2).filter((arg) => arg !== '--');
+if (checkouts.length < 2)
+  throw new Error('Name two or more checkouts: npx tsx bench/ab.ts <dir> <dir> [...]');
+const requests = Number(process.env.BENCH_REQUESTS ?? 3000);
+const warmupRequests = 1000;
+
+interface Server {
+  checkout: string;
+  target: Target;
+  child: ChildProcess;
+  dataDir: string;
+  agent: Agent;
+  latenciesInMs: number[];
+}
+
+async function startServer(checkout: string): Promise<Server> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-ab-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', 'service', dataDir], {
+    cwd: checkout,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1' },
+  });
+  for await (const line of createInterface({ input: child.stdout! })) {
+    if (line.startsWith('{')) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      return { checkout, target: JSON.parse(line) as Target, child, dataDir, agent, latenciesInMs: [] };
+    }
+  }
+  throw new Error(`The server of ${checkout} ended before it was ready`);
+}
+
+function send({ target, agent }: Server): Promise<void> {
+  return new Promise((done, fail) => {
+    const url = new URL(target.path, target.url);
+    const sent = request(url, { method: 'POST', headers: target.headers, agent }, (response) => {
+      response.resume();
+      response.on('end', () =>
+        response.statusCode === 200 ? done() : fail(new Error(`HTTP ${response.statusCode}`)),
+      );
+    });
+    sent.on('error', fail);
+    sent.end(target.body);
+  });
+}
+
+const servers = await Promise.all(checkouts.map((checkout) => startServer(resolve(checkout))));
+try {
+  for (let turn = 0; turn < warmupRequests; turn++) for (const server of servers) await send(server);
+  for (let turn = 0; turn < requests; turn++) {
+    for (let next = 0; next < servers.length; next++) {
+      const server = servers[(turn + next) % servers.length];
+      const startedAt = performance.now();
+      await send(server);
+      server.latenciesInMs.push(performance.now() - startedAt);
+    }
+  }
+  const figures = servers.map(({ checkout, latenciesInMs }) => {
+    const sorted = [...latenciesInMs].sort((a, b) => a - b);
+    const mean = sorted.reduce((sum, value) => sum + value, 0) / sorted.length;
+    return {
+      checkout,
+      p25InMs: Number(percentile(sorted, 0.25).toFixed(3)),
+      p50InMs: Number(percentile(sorted, 0.5).toFixed(3)),
+      p75InMs: Number(percentile(sorted, 0.75).toFixed(3)),
+      meanInMs: Number(mean.toFixed(3)),
+    };
+  });
+  console.log(`Sync runs at one client, ${requests} each, interleaved`);
+  for (const figure of figures) {
+    const ratio = (figure.p50InMs / figures[0].p50InMs).toFixed(3);
+    console.log(
+      `${figure.checkout}: p25 ${figure.p25InMs} ms, p50 ${figure.p50InMs} ms (${ratio}× the first's), ` +
+        `p75 ${figure.p75InMs} ms, mean ${figure.meanInMs} ms`,
+    );
+  }
+  const resultsDir = new URL('./results/', import.meta.url);
+  await mkdir(resultsDir, { recursive: true });
+  const file = new URL('ab.json', resultsDir);
+  await writeFile(
+    file,
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), requests, figures }, null, 2)}\n`,
+  );
+  console.log(`Written to bench/results/ab.json`);
+} finally {
+  for (const server of servers) {
+    server.agent.destroy();
+    const exited = new Promise((done) => server.child.once('exit', done));
+    server.child.kill('SIGTERM');
+    await exited;
+    await rm(server.dataDir, { recursive: true, force: true });
+  }
+}
