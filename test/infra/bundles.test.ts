@@ -282,7 +282,11 @@ describe('a bundle that runs blocks, started as a worker of its own', () => {
       // Prepare
       const outfile = await bundleOf(id);
       const worker = new Worker(outfile, {
-        workerData: { role: 'workflow-sandbox-worker', interrupt: new SharedArrayBuffer(4) },
+        workerData: {
+          role: 'workflow-sandbox-worker',
+          interrupt: new SharedArrayBuffer(4),
+          ready: new SharedArrayBuffer(4),
+        },
       });
       const answered = firstAnswer(worker);
 
