@@ -56,9 +56,10 @@ export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
 
 function findRoute(compiled: CompiledRoute[], method: string, path: string) {
   for (const candidate of compiled) {
+    // The method first: a string comparison rules out most routes before any pattern runs.
+    if (candidate.route.method !== method) continue;
     const match = candidate.pattern.exec(path);
     if (!match) continue;
-    if (candidate.route.method !== method) continue;
     // Still percent-encoded, as API Gateway REST passes them: the handler decodes (see httpRoute).
     const pathParameters = Object.fromEntries(
       candidate.parameterNames.map((name, index) => [name, match[index + 1]]),
