@@ -21,6 +21,7 @@ import type { Worker } from 'node:worker_threads';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../core/engine/types';
 import { startRoleWorker } from '../worker-threads';
 import { SandboxError } from './sandbox-error';
+import { chooseWorker, type WorkerState } from './worker-choice';
 import './worker';
 import {
   type FetchedMessage,
@@ -90,38 +91,6 @@ interface Slot extends WorkerState {
   interrupt: Int32Array;
   active?: Active;
   retired: boolean;
-}
-
-/** What choosing a worker for a run reads of each. */
-export interface WorkerState {
-  active?: unknown;
-  /** The worker's flag (SandboxWorkerData.ready): 1 while it waits with a sandbox prepared. */
-  ready: Int32Array;
-  /** When it was last given a run, as a count of runs given out. */
-  lastStarted: number;
-}
-
-/**
- * The idle worker that takes the next run. One run at a time (a sync run every few milliseconds),
- * the worker that ran last answers in about two-thirds of the time another would, its core's caches
- * still warm (bench/sandbox-call.ts: p50 0.32 to 0.37 ms against 0.48 to 0.56). But a worker makes
- * the next run's sandbox after answering, and a run that comes at once after another (function
- * blocks one after the other) would wait for that: so a worker whose sandbox is ready goes first,
- * the one that ran last among them, else the one whose last run started longest ago, the likeliest
- * to be done preparing.
- */
-export function chooseWorker<T extends WorkerState>(workers: Iterable<T>): T | undefined {
-  let readiest: T | undefined;
-  let oldest: T | undefined;
-  for (const worker of workers) {
-    if (worker.active) continue;
-    if (Atomics.load(worker.ready, 0) === 1) {
-      if (!readiest || worker.lastStarted > readiest.lastStarted) readiest = worker;
-    } else if (!oldest || worker.lastStarted < oldest.lastStarted) {
-      oldest = worker;
-    }
-  }
-  return readiest ?? oldest;
 }
 
 const defaultMaxQueuedRuns = 1000;

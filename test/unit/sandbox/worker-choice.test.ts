@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseWorker, type WorkerState } from '../../../adapters/sandbox/pool';
+import { chooseWorker, type WorkerState } from '../../../adapters/sandbox/worker-choice';
 
 function worker(
   name: string,
