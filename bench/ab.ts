@@ -15,13 +15,11 @@
  * or the runs a second and the rounds' p50 (at more), against the first checkout's; writes
  * bench/results/ab.json.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { percentile, runLoad, type Target } from './load';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
+import { resolve } from 'node:path';
+import { percentile, runLoad, send } from './load';
+import { type BenchService, startBenchService } from './service-process';
 
 const checkouts = process.argv.slice(2).filter((arg) => arg !== '--');
 if (checkouts.length < 2)
@@ -31,43 +29,21 @@ const clients = Number(process.env.BENCH_CLIENTS ?? 1);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
 const warmupRequests = 1000;
 
-interface Server {
+interface Server extends BenchService {
   checkout: string;
-  target: Target;
-  child: ChildProcess;
-  dataDir: string;
   agent: Agent;
   latenciesInMs: number[];
 }
 
 async function startServer(checkout: string): Promise<Server> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-ab-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', 'service', dataDir], {
-    cwd: checkout,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1' },
-  });
-  for await (const line of createInterface({ input: child.stdout! })) {
-    if (line.startsWith('{')) {
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      return { checkout, target: JSON.parse(line) as Target, child, dataDir, agent, latenciesInMs: [] };
-    }
-  }
-  throw new Error(`The server of ${checkout} ended before it was ready`);
+  const service = await startBenchService(checkout);
+  return { ...service, checkout, agent: new Agent({ keepAlive: true, maxSockets: 1 }), latenciesInMs: [] };
 }
 
-function send({ target, agent }: Server): Promise<void> {
-  return new Promise((done, fail) => {
-    const url = new URL(target.path, target.url);
-    const sent = request(url, { method: 'POST', headers: target.headers, agent }, (response) => {
-      response.resume();
-      response.on('end', () =>
-        response.statusCode === 200 ? done() : fail(new Error(`HTTP ${response.statusCode}`)),
-      );
-    });
-    sent.on('error', fail);
-    sent.end(target.body);
-  });
+/** One sync run on `server`; anything but a 200 ends the comparison. */
+async function sendTo(server: Server): Promise<void> {
+  const status = await send(server.target, server.agent);
+  if (status !== 200) throw new Error(`${server.checkout} answered HTTP ${status}`);
 }
 
 /** One request to each server in turn: every server's latencies, drift shared. */
@@ -76,7 +52,7 @@ async function interleaveRequests(servers: Server[]) {
     for (let next = 0; next < servers.length; next++) {
       const server = servers[(turn + next) % servers.length];
       const startedAt = performance.now();
-      await send(server);
+      await sendTo(server);
       server.latenciesInMs.push(performance.now() - startedAt);
     }
   }
@@ -116,7 +92,7 @@ async function interleaveRounds(servers: Server[]) {
 
 const servers = await Promise.all(checkouts.map((checkout) => startServer(resolve(checkout))));
 try {
-  for (let turn = 0; turn < warmupRequests; turn++) for (const server of servers) await send(server);
+  for (let turn = 0; turn < warmupRequests; turn++) for (const server of servers) await sendTo(server);
   let figures: unknown[];
   if (clients === 1) {
     const measured = await interleaveRequests(servers);
@@ -150,9 +126,6 @@ try {
 } finally {
   for (const server of servers) {
     server.agent.destroy();
-    const exited = new Promise((done) => server.child.once('exit', done));
-    server.child.kill('SIGTERM');
-    await exited;
-    await rm(server.dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }

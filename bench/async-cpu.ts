@@ -6,16 +6,12 @@
  * job from the first request to the last job seen completed: of the whole service process (its
  * worker threads included) and of its main thread alone. Reads the CPU from /proc (Linux).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runAsyncLoad } from './async';
-import { cpuInMs, startBenchServer } from './service-process';
+import { cpuInMs, startBenchService } from './service-process';
 
 const [rounds = 3, jobs = 500] = process.argv.slice(2).map(Number);
 
-const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-async-cpu-'));
-const { target, child } = await startBenchServer(['service', dataDir]);
+const { target, child, stop } = await startBenchService();
 try {
   const pid = child.pid!;
   await runAsyncLoad(target, 100, 16);
@@ -32,6 +28,5 @@ try {
     );
   }
 } finally {
-  child.kill('SIGTERM');
-  await rm(dataDir, { recursive: true, force: true });
+  await stop();
 }

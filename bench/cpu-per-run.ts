@@ -8,16 +8,12 @@
  *
  *   npx tsx bench/cpu-per-run.ts            compare two versions by running this in each, alternately
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runLoad } from './load';
-import { cpuInMs, startBenchServer } from './service-process';
+import { cpuInMs, startBenchService } from './service-process';
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 3000);
 
-const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-cpu-'));
-const { target, child } = await startBenchServer(['service', dataDir]);
+const { target, child, stop } = await startBenchService();
 try {
   const pid = child.pid!;
   await runLoad(target, 1, 300);
@@ -38,6 +34,5 @@ try {
         .join(', '),
   );
 } finally {
-  child.kill('SIGTERM');
-  await rm(dataDir, { recursive: true, force: true });
+  await stop();
 }

@@ -20,7 +20,8 @@ export interface LoadResult {
   p99InMs: number;
 }
 
-function send(target: Target, agent: Agent): Promise<number> {
+/** One request of `target` through `agent`: its status once the whole answer is read. */
+export function send(target: Target, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const url = new URL(target.path, target.url);
     const req = request(url, { method: 'POST', headers: target.headers, agent }, (response) => {

@@ -4,15 +4,23 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Target } from './load';
 
-/** Starts `bench/servers.ts <args>` and resolves with the target it prints once ready. */
+/**
+ * Starts `bench/servers.ts <args>` and resolves with the target it prints once ready; `cwd` is the
+ * checkout whose code it runs (this one unless told, see bench/ab.ts).
+ */
 export async function startBenchServer(
   args: string[],
   env: Record<string, string> = {},
+  cwd?: string,
 ): Promise<{ target: Target; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts', ...args], {
+    cwd,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1', ...env },
   });
@@ -20,6 +28,31 @@ export async function startBenchServer(
     if (line.startsWith('{')) return { target: JSON.parse(line) as Target, child };
   }
   throw new Error(`Server ${args.join(' ')} ended before it was ready`);
+}
+
+export interface BenchService {
+  target: Target;
+  child: ChildProcess;
+  /** Ends the service, waits for it to exit, and removes its data dir. */
+  stop(): Promise<void>;
+}
+
+/** The workflow service on a data dir of its own (bench/servers.ts `service`), of the checkout at `cwd`. */
+export async function startBenchService(cwd?: string): Promise<BenchService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
+  const { target, child } = await startBenchServer(['service', dataDir], {}, cwd);
+  return {
+    target,
+    child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux

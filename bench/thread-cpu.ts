@@ -14,11 +14,8 @@
  * sandbox's workers take turns, libuv's four pool threads and V8's helpers each do a little).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runLoad } from './load';
-import { cpuInMsOf, startBenchServer } from './service-process';
+import { cpuInMsOf, startBenchService } from './service-process';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 1);
 const requests = Math.ceil(Number(process.env.BENCH_REQUESTS ?? 3000) / clients) * clients;
@@ -43,8 +40,7 @@ function threadsOf(pid: number): Map<string, ThreadCount> {
   return threads;
 }
 
-const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-threads-'));
-const { target, child } = await startBenchServer(['service', dataDir]);
+const { target, child, stop } = await startBenchService();
 try {
   const pid = child.pid!;
   await runLoad(target, 1, 300);
@@ -80,8 +76,5 @@ try {
     `${'all'.padEnd(12)}${total.cpu.toFixed(3).padStart(10)}${total.sleeps.toFixed(2).padStart(12)}`,
   );
 } finally {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-  await rm(dataDir, { recursive: true, force: true });
+  await stop();
 }
