@@ -1,9 +1,8 @@
 import {
   ConditionalCheckFailedException,
-  CreateTableCommand,
   DeleteTableCommand,
   DescribeTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   ResourceNotFoundException,
@@ -21,14 +20,7 @@ import {
   withTableCache,
 } from '../../../local/stack/dynalite-caches';
 import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
-
-/** A client of the emulator over HTTP. */
-const clientOf = (dynamodb: RunningDynamoDb) =>
-  new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynamodb.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+import { createActiveTable, dynaliteClientOf } from '../../support/dynalite';
 
 /** dynalite's table descriptions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
 describe('dynalite table cache', () => {
@@ -38,7 +30,7 @@ describe('dynalite table cache', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'dynalite-caches-'));
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = clientOf(dynamodb);
+    client = dynaliteClientOf(dynamodb);
   });
   afterAll(async () => {
     client.destroy();
@@ -46,21 +38,13 @@ describe('dynalite table cache', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  /** dynalite answers CreateTable while the table is CREATING, and makes it ACTIVE right after. */
-  const createTable = async (TableName: string, keyName: string) => {
-    await client.send(
-      new CreateTableCommand({
-        TableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
-      }),
-    );
-    for (;;) {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName }));
-      if (Table?.TableStatus === 'ACTIVE') return;
-    }
-  };
+  const createTable = (TableName: string, keyName: string) =>
+    createActiveTable(client, {
+      TableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
+    });
   const putNew = (TableName: string, Item: Record<string, { S: string } | { N: string }>) =>
     client.send(new PutItemCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(id)' }));
 
@@ -168,7 +152,7 @@ describe('dynalite table cache', () => {
 
     // Act
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    const restarted = clientOf(dynamodb);
+    const restarted = dynaliteClientOf(dynamodb);
     const got = await restarted.send(new GetItemCommand({ TableName: 'durable', Key: { id: { S: 'a' } } }));
     client.destroy();
     client = restarted;
@@ -187,19 +171,13 @@ describe('dynalite expression memo', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'dynalite-expressions-'));
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = clientOf(dynamodb);
-    await client.send(
-      new CreateTableCommand({
-        TableName: 'memo',
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      }),
-    );
-    for (;;) {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: 'memo' }));
-      if (Table?.TableStatus === 'ACTIVE') break;
-    }
+    client = dynaliteClientOf(dynamodb);
+    await createActiveTable(client, {
+      TableName: 'memo',
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    });
   });
   afterAll(async () => {
     client.destroy();

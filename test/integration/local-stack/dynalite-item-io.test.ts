@@ -1,9 +1,7 @@
 import {
   ConditionalCheckFailedException,
-  CreateTableCommand,
   DeleteItemCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
@@ -15,56 +13,45 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itemIoCounts } from '../../../local/stack/dynalite-item-io';
 import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
+import { createActiveTable, dynaliteClientOf } from '../../support/dynalite';
 
 /** dynalite's items read synchronously and written with their index entries in one batch (local/stack/dynalite-item-io.ts), seen through the SDK. */
 describe('dynalite item reads and writes', () => {
   let dataDir: string;
   let dynamodb: RunningDynamoDb;
   let client: DynamoDBClient;
-  const newClient = () =>
-    new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: dynamodb.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'dynalite-item-io-'));
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = newClient();
-    await client.send(
-      new CreateTableCommand({
-        TableName: 'entries',
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'owner', AttributeType: 'S' },
-          { AttributeName: 'at', AttributeType: 'N' },
-        ],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: 'byOwner',
-            KeySchema: [
-              { AttributeName: 'owner', KeyType: 'HASH' },
-              { AttributeName: 'at', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['note'] },
-          },
-          {
-            IndexName: 'byAt',
-            KeySchema: [
-              { AttributeName: 'at', KeyType: 'HASH' },
-              { AttributeName: 'id', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
-      }),
-    );
-    for (;;) {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: 'entries' }));
-      if (Table?.TableStatus === 'ACTIVE') break;
-    }
+    client = dynaliteClientOf(dynamodb);
+    await createActiveTable(client, {
+      TableName: 'entries',
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'id', AttributeType: 'S' },
+        { AttributeName: 'owner', AttributeType: 'S' },
+        { AttributeName: 'at', AttributeType: 'N' },
+      ],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byOwner',
+          KeySchema: [
+            { AttributeName: 'owner', KeyType: 'HASH' },
+            { AttributeName: 'at', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['note'] },
+        },
+        {
+          IndexName: 'byAt',
+          KeySchema: [
+            { AttributeName: 'at', KeyType: 'HASH' },
+            { AttributeName: 'id', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
   });
   afterAll(async () => {
     client.destroy();
@@ -232,7 +219,7 @@ describe('dynalite item reads and writes', () => {
 
     // Act
     dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = newClient();
+    client = dynaliteClientOf(dynamodb);
 
     // Assess
     expect(await byOwner('fay')).toEqual([
