@@ -253,9 +253,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     const { request } = job;
     const active: Active = { job, runId: ++lastRunId, fetches: new Set() };
     slot.active = active;
+    // The worker clears its ready flag when it takes the run, and sets it once the next sandbox is made.
     slot.lastStarted = ++runsStarted;
-    // Not ready until the worker says so again, after this run and the next one's sandbox.
-    Atomics.store(slot.ready, 0, 0);
     slot.worker.ref();
     cutOffAfter(
       slot,
