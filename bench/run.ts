@@ -88,9 +88,15 @@ async function measurePairs(baseline: Target, service: Target): Promise<{ median
   return measured;
 }
 
+/** The service's p50 over the baseline's, and its throughput as a share of theirs, as printed. */
+const p50RatioOf = (result: LoadResult, baseline: LoadResult) =>
+  (result.p50InMs / baseline.p50InMs).toFixed(1);
+const throughputShareOf = (result: LoadResult, baseline: LoadResult) =>
+  ((result.throughputPerSecond / baseline.throughputPerSecond) * 100).toFixed(1);
+
 function row(name: string, result: LoadResult, baseline: LoadResult): string {
-  const ratio = (result.p50InMs / baseline.p50InMs).toFixed(1);
-  const throughputShare = ((result.throughputPerSecond / baseline.throughputPerSecond) * 100).toFixed(1);
+  const ratio = p50RatioOf(result, baseline);
+  const throughputShare = throughputShareOf(result, baseline);
   return [
     name.padEnd(10),
     String(result.concurrency).padStart(3),
@@ -154,10 +160,10 @@ async function benchServers() {
       for (let i = 0; i < concurrencies.length; i++) {
         console.log(row('baseline', baseline[i], baseline[i]));
         console.log(row('service', service[i], baseline[i]));
-        const each = pairs[i].rounds.map((pair) =>
+        const each = pairs[i].rounds.map(({ service: ran, baseline: base }) =>
           concurrencies[i] === 1
-            ? `p50 ${pair.service.p50InMs} ms (${(pair.service.p50InMs / pair.baseline.p50InMs).toFixed(1)}×)`
-            : `${pair.service.throughputPerSecond}/s (${((pair.service.throughputPerSecond / pair.baseline.throughputPerSecond) * 100).toFixed(1)}%)`,
+            ? `p50 ${ran.p50InMs} ms (${p50RatioOf(ran, base)}×)`
+            : `${ran.throughputPerSecond}/s (${throughputShareOf(ran, base)}%)`,
         );
         console.log(`${''.padEnd(10)}  rounds: ${each.join(', ')}`);
       }
