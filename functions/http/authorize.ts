@@ -1,43 +1,22 @@
 /**
  * Who is calling a route: the admin key, an API key, or (single sign-on on) an ID token, with the
  * request's token drawn. Apart from ./route.ts, so the routes that take no credentials
- * (`publicRoute`) carry none of it.
+ * (`publicRoute`) carry none of it; routes that take no ID token use ./authorize-api-key.ts.
  */
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { acceptsIdToken, type RouteDefinition } from '../../catalog/route-definition';
 import { readSwitches } from '../../core/config/switches';
 import { UnauthorizedError } from '../../core/errors';
 import { bearerTokenOf, principalOfIdToken } from '../../core/identity/id-tokens';
-import { findApiKey, type Principal } from '../../core/identity/service';
+import type { Principal } from '../../core/identity/service';
 import { identityDeps, idTokenVerifier } from '../wiring/identity';
-import { requireAdminKey } from './admin-key';
-import { admitPrincipal, authenticateAndAdmit, type RequestLimits } from './limits';
+import { type Authorizer, authenticateApiKey, authorizeBy } from './authorize-api-key';
+import { admitPrincipal, type RequestLimits } from './limits';
 
-/** Who is calling, if the route takes credentials; throws when they are missing or wrong. */
-export type Authorizer = (
-  route: RouteDefinition,
-  headers: Record<string, string>,
-  limits: RequestLimits,
-  logger: Logger,
-) => Promise<Principal | undefined>;
+export type { Authorizer };
 
-/** Admin key, or API key with the request's token drawn (see functions/http/limits.ts). */
-export async function authorize(
-  route: RouteDefinition,
-  headers: Record<string, string>,
-  limits: RequestLimits,
-  logger: Logger,
-): Promise<Principal | undefined> {
-  if (route.auth === 'admin') {
-    await requireAdminKey(headers['x-admin-key']);
-    return undefined;
-  }
-  if (route.auth === 'apiKey') {
-    const principal = await authenticate(route, headers, limits);
-    logger.appendKeys({ userId: principal.user.id });
-    return principal;
-  }
-  return undefined;
+/** Admin key, or API key (or ID token) with the request's token drawn (see functions/http/limits.ts). */
+export async function authorize(...request: Parameters<Authorizer>): Promise<Principal | undefined> {
+  return authorizeBy(authenticate, ...request);
 }
 
 /**
@@ -61,6 +40,5 @@ async function authenticate(
       'Missing credentials: send an API key in the x-api-key header or an ID token in Authorization: Bearer',
     );
   }
-  const apiKey = await findApiKey(identityDeps(), headers['x-api-key']);
-  return authenticateAndAdmit(route, apiKey, headers, limits);
+  return authenticateApiKey(route, headers, limits);
 }

@@ -10,11 +10,11 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route-definition';
+import { acceptsIdToken, type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route-definition';
 import { logInvocation, loggerOf } from './logger';
 import { RequestLimits } from './limits';
 import { type JsonResponse, toProxyResult } from './responses';
-import { authorize } from './authorize';
+import { authorizeApiKey } from './authorize-api-key';
 import { failureResponse, type RouteInput, routeInputOf, withLimitHeaders } from './route';
 
 /** Where a streamed answer goes: status and headers first, then the body in pieces. */
@@ -56,6 +56,9 @@ export function streamingHttpRoute<
   Id extends Routes[number]['id'],
 >(routes: Routes, id: Id, fn: StreamingRouteFn<RouteIn<Routes, Id>>): StreamingHandler {
   const route = routeIn(routes, id);
+  // A streamed answer is a run's, and runs take API keys only: this route's bundle has no ID token code.
+  if (acceptsIdToken(route))
+    throw new Error(`Streaming route ${id} would take ID tokens, which it cannot check`);
   const stream = async (event: APIGatewayProxyEvent, sink: ResponseSink, context: Context): Promise<void> => {
     let response: JsonResponse | undefined;
     let started = false;
@@ -71,7 +74,7 @@ export function streamingHttpRoute<
     };
     try {
       response = await fn(
-        await routeInputOf<RouteIn<Routes, Id>>(route, event, limits, authorize, logger),
+        await routeInputOf<RouteIn<Routes, Id>>(route, event, limits, authorizeApiKey, logger),
         tracked,
       );
     } catch (error) {
