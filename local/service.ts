@@ -12,6 +12,7 @@ import { idTokenVerifier } from '../functions/wiring/identity';
 import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
+import { LocalKeyWrapper } from '../adapters/kms/local-key-wrapper';
 import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
 import { startLocalScheduler } from './stack/scheduler';
 import { moduleRoot } from './modules';
@@ -73,6 +74,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   overrideAdapters({
     executionStarter: workers.starter,
     scheduleRegistry: scheduler.registry,
+    keyFileWrapper: LocalKeyWrapper.fromFile,
     http: options.allowLoopbackOutbound
       ? createGuardedHttpClient({ allowLoopback: true, maxRedirects: 5 })
       : undefined,

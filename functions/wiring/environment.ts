@@ -6,12 +6,12 @@
  */
 import { DynamoEnvironmentStore } from '../../adapters/dynamodb/environment-store';
 import { KmsKeyWrapper } from '../../adapters/kms/kms-key-wrapper';
-import { LocalKeyWrapper } from '../../adapters/kms/local-key-wrapper';
 import { keys } from '../../catalog/resources';
 import { createEnvelopeCipher } from '../../core/environment/envelope';
 import type { EnvironmentDeps } from '../../core/environment/service';
 import type { SecretCipher } from '../../core/environment/types';
 import { identityDeps } from './identity';
+import { overrides } from './overrides';
 
 /** One cipher per key, so its cache of unwrapped data keys lives as long as the process. */
 const ciphers = new Map<string, SecretCipher>();
@@ -29,11 +29,19 @@ function resolveCipher(): SecretCipher {
   let cipher = ciphers.get(id);
   if (!cipher) {
     cipher = createEnvelopeCipher(
-      keyArn ? KmsKeyWrapper.environmentFromEnv() : LocalKeyWrapper.fromFile(keyFile as string),
+      keyArn ? KmsKeyWrapper.environmentFromEnv() : keyFileWrapper(keyFile as string),
     );
     ciphers.set(id, cipher);
   }
   return cipher;
+}
+
+function keyFileWrapper(keyFile: string) {
+  if (!overrides.keyFileWrapper)
+    throw new Error(
+      `${keys.environment.local.envVar} is read by the local server only, which was not started`,
+    );
+  return overrides.keyFileWrapper(keyFile);
 }
 
 /** The environment cipher of this process (KMS or the local key file, chosen on first use). */

@@ -1,8 +1,10 @@
 /**
  * The one seam between the Lambda wiring and the local server: adapters that cannot run outside
- * AWS (Step Functions) are replaced here by the local stack before any handler runs.
+ * AWS (Step Functions) are replaced here by the local stack before any handler runs, and adapters
+ * of the local stack only (the key file) are given here, so that no Lambda bundle carries them.
  */
 import type { ModelGateway } from '../../core/engine/types';
+import type { KeyWrapper } from '../../core/environment/envelope';
 import type { HttpClient } from '../../core/net/http';
 import type { ExecutionStarter } from '../../core/runs/types';
 import type { ScheduleRegistry } from '../../core/schedules/types';
@@ -15,6 +17,8 @@ export interface AdapterOverrides {
   models?: ModelGateway;
   /** Locally: the in-process scheduler's registry, in place of EventBridge Scheduler. */
   scheduleRegistry?: ScheduleRegistry;
+  /** Locally: the wrapper of the key file named by `ENVIRONMENT_KEY_FILE`, in place of KMS. */
+  keyFileWrapper?: (keyFile: string) => KeyWrapper;
 }
 
 export const overrides: AdapterOverrides = {};
