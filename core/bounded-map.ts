@@ -23,4 +23,8 @@ export class BoundedMap<K, V> {
   delete(key: K): void {
     this.entries.delete(key);
   }
+
+  values(): IterableIterator<V> {
+    return this.entries.values();
+  }
 }

@@ -17,7 +17,8 @@
  *
  * A token is taken with one conditional update on the bucket's `tat` (core/limits/token-bucket.ts):
  * a busy bucket moves it on by one interval if it is within the burst; an idle one (or a new one)
- * is set to now plus one interval. The likelier of the two is tried first (from the last `tat`
+ * is set to now plus one interval. Several tokens at once (a lease, core/limits/token-leases.ts) move
+ * it by as many intervals, on the condition that the last of them is within the burst. The likelier of the two is tried first (from the last `tat`
  * this process saw); only when that guess is wrong does another update run (at most three in all),
  * so concurrent requests never admit more than the burst and nothing is read-modified-written. The
  * update answers the whole item, so the period's cost (and the user) come with the token.
@@ -115,6 +116,8 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     nowInMs: number,
     options: TakeOptions = {},
   ): Promise<TakeOutcome> {
+    const count = options.count ?? 1;
+    if (!(count >= 1 && count <= rate.maxBurst)) throw new RangeError(`Cannot take ${count} tokens`);
     const interval = intervalInMs(rate);
     const charge = options.chargeUsd && options.period ? options.chargeUsd : 0;
     const owner = this.ownerItem(ownerKey);
@@ -152,14 +155,15 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
       });
     const busy = () =>
       update('SET #tat = #tat + :interval', '#tat BETWEEN :now AND :limit', {
-        ':interval': interval,
+        ':interval': count * interval,
         ':now': nowInMs,
-        ':limit': admitLimitInMs(rate, nowInMs),
+        // The last of `count` tokens is within the burst: the bucket's limit, less the others.
+        ':limit': admitLimitInMs(rate, nowInMs) - (count - 1) * interval,
       });
     const idle = () =>
       // A comparison with a missing attribute is false, so this also holds for a new bucket.
       update('SET #tat = :next', 'NOT #tat >= :now', {
-        ':next': nowInMs + interval,
+        ':next': nowInMs + count * interval,
         ':now': nowInMs,
       });
     // The likelier update first; one that lost to a concurrent request finds the bucket in the
@@ -170,7 +174,7 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     // Whatever this take finds, the bucket is busy for an interval after it: a take that starts
     // meanwhile (16 requests of one key at once) tries the busy update first, instead of losing
     // the idle one to this take and paying a failed conditional write.
-    hintTat(hintKey, nowInMs + interval);
+    hintTat(hintKey, nowInMs + count * interval);
     const item = (await first()) ?? (await second()) ?? (await first());
     const costOf = (found: Item | undefined) =>
       options.period ? Number(found?.[costAttribute(options.period)] ?? 0) : 0;

@@ -190,6 +190,9 @@ export async function measureWorkflows(
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   // Every request still draws its tokens; the limits are only set out of the runs' reach.
   process.env.RATE_LIMITS_JSON = unreachableRateLimitsJson;
+  // Each run draws its own token, as runs a second or more apart do: runs one after the other would
+  // otherwise take tokens ahead (core/limits/token-leases.ts) and show fewer writes than sparse traffic.
+  process.env.RATE_LIMIT_LEASE_TOKENS = '0';
   const receiver = await startReceiver();
   const model = await startOpenAiServer();
   process.env.OUTBOUND_ALLOWLIST = `127.0.0.1:${new URL(receiver.url).port}`;

@@ -6,7 +6,8 @@
 import { UsageLimitExceededError } from '../errors';
 import type { IdentityStore, User } from '../identity/types';
 import { type LimitsConfig, ranksAbove } from './plans';
-import { type BucketRate, type BucketState, bucketState, refusedState } from './token-bucket';
+import { type BucketRate, type BucketState, bucketState, intervalInMs, refusedState } from './token-bucket';
+import type { LeasedToken, TokenLeases } from './token-leases';
 import {
   type BucketKind,
   type BucketName,
@@ -14,6 +15,7 @@ import {
   type LimitOwner,
   type LimitsStore,
   type TakeOptions,
+  type TakeOutcome,
 } from './types';
 
 export interface LimitsDeps {
@@ -21,6 +23,8 @@ export interface LimitsDeps {
   organizations: Pick<IdentityStore, 'getOrganization'>;
   config: LimitsConfig;
   now: () => Date;
+  /** The process's token leases (./token-leases.ts); without them every token is its own write. */
+  leases?: TokenLeases;
 }
 
 /** What a request drew from a bucket (or, when it draws nothing, saw of it). */
@@ -74,7 +78,10 @@ export async function takeToken(
   chargeUsd = 0,
   guard?: TakeOptions['guard'],
 ): Promise<Admission> {
-  return take(deps, owner.key, kind, rateOf(deps, owner, kind), chargeUsd, guard);
+  const rate = rateOf(deps, owner, kind);
+  if (!deps.leases || deps.leases.options.maxTokens === 0)
+    return take(deps, owner.key, kind, rate, chargeUsd, guard);
+  return takeLeasing(deps, deps.leases, owner.key, kind, rate, chargeUsd, guard);
 }
 
 /** A user's own limits (for a user in no organization, or whose organization ranks no higher). */
@@ -121,6 +128,22 @@ async function take(
     chargeUsd,
     guard,
   });
+  return admissionOf({ bucket, rate, nowInMs, ownerKey, period, chargeUsd }, outcome);
+}
+
+/** What a request is told of a take of its one token. */
+function admissionOf(
+  request: {
+    bucket: BucketName;
+    rate: BucketRate;
+    nowInMs: number;
+    ownerKey: string;
+    period: string;
+    chargeUsd: number;
+  },
+  outcome: TakeOutcome,
+): Admission {
+  const { bucket, rate, nowInMs, ownerKey, period, chargeUsd } = request;
   return {
     bucket,
     admitted: outcome.admitted,
@@ -132,6 +155,78 @@ async function take(
     ...(outcome.user ? { user: outcome.user } : {}),
   };
 }
+
+/**
+ * `take` for an owner's own buckets, through the process's leases: a leased token when one is live,
+ * otherwise a take of this token and of as many ahead as the bucket's demand asks for, in one write.
+ */
+async function takeLeasing(
+  deps: LimitsDeps,
+  leases: TokenLeases,
+  ownerKey: string,
+  bucket: BucketKind,
+  rate: BucketRate,
+  chargeUsd: number,
+  guard: TakeOptions['guard'],
+): Promise<Admission> {
+  const now = deps.now();
+  const nowInMs = now.getTime();
+  const period = usagePeriodOf(now);
+  const bucketId = bucketIdOf(bucket, rate);
+  // The terms a token was taken on are part of the lease: a guarded take's tokens serve guarded takes.
+  const leaseKey = `${ownerKey}|${bucketId}|${guard?.plan ?? ''}`;
+  const request = { bucket, rate, nowInMs, ownerKey, period, chargeUsd };
+  const leased = leases.draw(leaseKey, nowInMs);
+  if (leased) return admissionOf(request, { ...leased, admitted: true });
+  const interval = intervalInMs(rate);
+  const extra = leases.reserve(leaseKey, rate, nowInMs);
+  const takeOf = (count: number) =>
+    deps.store.take(ownerKey, bucketId, rate, nowInMs, {
+      period,
+      chargeUsd: chargeUsd * count,
+      guard,
+      count,
+    });
+  const granted: LeasedToken[] = [];
+  let outcome: TakeOutcome | undefined;
+  try {
+    outcome = await takeOf(1 + extra);
+    let taken = 1 + extra;
+    // Too few tokens for the lease, or the guard failed: this request's own token may still be there.
+    if (!outcome.admitted && extra > 0 && guardHolds(outcome, guard)) {
+      outcome = await takeOf(1);
+      taken = 1;
+    }
+    if (!outcome.admitted) return admissionOf(request, outcome);
+    const spentBeforeUsd = spentUsd(deps, ownerKey, period, outcome.periodCostUsd);
+    for (let index = 1; index < taken; index++) {
+      granted.push({
+        tatInMs: outcome.tatInMs - (taken - 1 - index) * interval,
+        periodCostUsd: roundedUsd(spentBeforeUsd + index * chargeUsd),
+        chargeUsd,
+        ownerKey,
+        period,
+        expiresAtInMs: nowInMs + leases.options.lifetimeInMs,
+        user: outcome.user,
+      });
+    }
+    return admissionOf(request, {
+      ...outcome,
+      tatInMs: outcome.tatInMs - (taken - 1) * interval,
+      periodCostUsd: spentBeforeUsd,
+    });
+  } finally {
+    leases.settle(leaseKey, extra, outcome?.tatInMs, granted);
+  }
+}
+
+/** A refused guarded take whose user still fits the guard was refused for want of tokens. */
+function guardHolds(outcome: TakeOutcome, guard: TakeOptions['guard']): boolean {
+  if (!guard) return true;
+  return outcome.user?.plan === guard.plan && !outcome.user.organizationId;
+}
+
+const roundedUsd = (usd: number) => Math.round(usd * 1e9) / 1e9;
 
 /**
  * A run by hand draws no token: its base charge is counted, and it sees the `sync` bucket as it
@@ -153,7 +248,7 @@ export async function admitManualRun(
     bucket: 'sync',
     admitted: true,
     state: bucketState(rate, limits.tatInMs[bucketIdOf('sync', rate)], now.getTime()),
-    periodCostUsd: limits.periodCostUsd,
+    periodCostUsd: spentUsd(deps, owner.key, period, limits.periodCostUsd),
     ...(chargeUsd > 0 ? { charged: { ownerKey: owner.key, period, usd: chargeUsd } } : {}),
   };
 }
@@ -191,8 +286,9 @@ const usd = (value: number) => `$${Number(value.toFixed(6))}`;
 export async function admitBackgroundRun(deps: LimitsDeps, user: User): Promise<LimitOwner> {
   const owner = await limitOwnerOf(deps, user);
   const now = deps.now();
-  const { periodCostUsd } = await deps.store.read(owner.key, usagePeriodOf(now));
-  requireUsageLeft(owner, periodCostUsd, now);
+  const period = usagePeriodOf(now);
+  const { periodCostUsd } = await deps.store.read(owner.key, period);
+  requireUsageLeft(owner, spentUsd(deps, owner.key, period, periodCostUsd), now);
   return owner;
 }
 
@@ -275,10 +371,19 @@ export async function usageLimitsOf(
 
 async function executionBuckets(deps: LimitsDeps, owner: LimitOwner) {
   const now = deps.now();
-  const limits = await deps.store.read(owner.key, usagePeriodOf(now));
+  const period = usagePeriodOf(now);
+  const limits = await deps.store.read(owner.key, period);
   const bucket = (kind: 'sync' | 'async') => {
     const rate = rateOf(deps, owner, kind);
     return { rate, state: bucketState(rate, limits.tatInMs[bucketIdOf(kind, rate)], now.getTime()) };
   };
-  return { buckets: { sync: bucket('sync'), async: bucket('async') }, periodCostUsd: limits.periodCostUsd };
+  return {
+    buckets: { sync: bucket('sync'), async: bucket('async') },
+    periodCostUsd: spentUsd(deps, owner.key, period, limits.periodCostUsd),
+  };
+}
+
+/** A stored period cost less what this process's leased tokens not used yet were charged ahead. */
+function spentUsd(deps: Pick<LimitsDeps, 'leases'>, ownerKey: string, period: string, storedUsd: number) {
+  return deps.leases ? roundedUsd(storedUsd - deps.leases.outstandingUsd(ownerKey, period)) : storedUsd;
 }

@@ -66,15 +66,20 @@ export function refusedState(rate: BucketRate, tatInMs: number, nowInMs: number)
   return { ...state, remaining: 0, retryAfterInSeconds: Math.max(1, Math.ceil(waitInMs / 1000)) };
 }
 
-/** The pure step: what one request does to a bucket at `tat` (undefined: none yet). */
+/**
+ * The pure step: what one request does to a bucket at `tat` (undefined: none yet), or what taking
+ * `count` tokens at once does (all of them, or none; `count` is at most the burst).
+ */
 export function take(
   rate: BucketRate,
   tatInMs: number | undefined,
   nowInMs: number,
+  count = 1,
 ): { admitted: true; tatInMs: number } | { admitted: false } {
+  const interval = intervalInMs(rate);
   if (tatInMs === undefined || tatInMs < nowInMs)
-    return { admitted: true, tatInMs: nowInMs + intervalInMs(rate) };
-  if (tatInMs <= admitLimitInMs(rate, nowInMs))
-    return { admitted: true, tatInMs: tatInMs + intervalInMs(rate) };
+    return { admitted: true, tatInMs: nowInMs + count * interval };
+  if (tatInMs + (count - 1) * interval <= admitLimitInMs(rate, nowInMs))
+    return { admitted: true, tatInMs: tatInMs + count * interval };
   return { admitted: false };
 }

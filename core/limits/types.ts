@@ -32,7 +32,7 @@ export interface LimitOwner {
 
 /** What one take of a token found. */
 export type TakeOutcome = {
-  /** The bucket after the take (admitted) or as it stood (refused). */
+  /** The bucket after the take, all its tokens taken (admitted), or as it stood (refused). */
   tatInMs: number;
   /** The owner's cost in the period asked for, before this take's charge (0 when none was asked). */
   periodCostUsd: number;
@@ -42,6 +42,8 @@ export type TakeOutcome = {
 
 /** What a take also does: read the cost of a period, and add a charge to it when admitted. */
 export interface TakeOptions {
+  /** Tokens to take at once (default 1): all of them, or none (core/limits/token-leases.ts). */
+  count?: number;
   period?: string;
   /** USD added to the period's cost in the same write, when the token is taken. */
   chargeUsd?: number;
@@ -61,7 +63,7 @@ export interface OwnerLimits {
 /** Port: the owners' buckets and usage. */
 export interface LimitsStore {
   /**
-   * Takes one token from the owner's bucket atomically (no read-modify-write), adds the charge of
+   * Takes one token (or `count`) from the owner's bucket atomically (no read-modify-write), adds the charge of
    * an execution, and answers the owner's cost in `period` as it stood: an execution is admitted
    * (and its base charge counted) with one write.
    */

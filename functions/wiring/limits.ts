@@ -3,6 +3,8 @@ import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
 import { type LimitsConfig, limitsConfigFrom } from '../../core/limits/plans';
 import type { Principal } from '../../core/identity/service';
 import { type LimitsBlock, type LimitsDeps, limitOwnerOf, limitsBlock } from '../../core/limits/service';
+import { onOwnerChanged } from '../../core/limits/owner-changes';
+import { TokenLeases } from '../../core/limits/token-leases';
 import type { RequestLimits } from '../http/limits';
 
 let cached: { source: string; config: LimitsConfig } | undefined;
@@ -31,7 +33,38 @@ export function limitsDeps(): LimitsDeps {
     organizations: { getOrganization: (id) => DynamoIdentityStore.fromEnv().getOrganization(id) },
     config: limitsConfig(),
     now: () => new Date(),
+    leases: tokenLeases(),
   };
+}
+
+let leases: TokenLeases | undefined;
+
+/**
+ * The process's token leases, read once: `RATE_LIMIT_LEASE_TOKENS` (default 16; 0 turns leasing off)
+ * tokens of a bucket at most, handed out for a second. Each second, the charges of leased tokens
+ * that expired unused are given back.
+ */
+export function tokenLeases(): TokenLeases {
+  if (!leases) {
+    const maxTokens = Number(process.env.RATE_LIMIT_LEASE_TOKENS ?? 16);
+    if (!(Number.isInteger(maxTokens) && maxTokens >= 0 && maxTokens <= 100))
+      throw new Error('RATE_LIMIT_LEASE_TOKENS must be a whole number from 0 to 100');
+    const created = new TokenLeases({ maxTokens, lifetimeInMs: 1_000 });
+    if (maxTokens > 0) setInterval(giveBackExpired, 1_000, created).unref();
+    onOwnerChanged((ownerKey) => created.forgetOwner(ownerKey));
+    leases = created;
+  }
+  return leases;
+}
+
+async function giveBackExpired(from: TokenLeases): Promise<void> {
+  const due = from.sweep(Date.now());
+  if (due.length === 0) return;
+  const store = DynamoLimitsStore.fromEnv();
+  for (const refund of due) {
+    // Kept for the next sweep when the store cannot be reached now.
+    await store.charge(refund.ownerKey, refund.period, -refund.usd).catch(() => from.addRefund(refund));
+  }
 }
 
 /** USD charged to every run on top of its model costs; `BASE_CHARGE_PER_RUN_USD`, default 0.001. */

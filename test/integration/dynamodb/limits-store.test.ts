@@ -67,6 +67,39 @@ describe('DynamoLimitsStore buckets', () => {
     expect(updates).toBeLessThan(24);
   });
 
+  it('takes several tokens at once, all or none, from an idle and from a busy bucket', async () => {
+    // Prepare
+    const key = owner();
+
+    // Act
+    const idle = await store.take(key, 'sync', free, now, { count: 100 });
+    const busy = await store.take(key, 'sync', free, now, { count: 16 });
+    const tooMany = await store.take(key, 'sync', free, now, { count: 20 });
+    const rest = await store.take(key, 'sync', free, now, { count: 4 });
+
+    // Assess
+    expect([idle.admitted, busy.admitted, tooMany.admitted, rest.admitted]).toEqual([
+      true,
+      true,
+      false,
+      true,
+    ]);
+    expect(busy.tatInMs).toBe(now + 116 * 1000);
+    expect((await store.read(key, '2026-11')).tatInMs.sync).toBe(now + 120 * 1000);
+  });
+
+  it('refuses to take more tokens at once than the burst, and none', async () => {
+    // Prepare
+    const key = owner();
+
+    // Act
+    const taking = store.take(key, 'sync', free, now, { count: 121 });
+
+    // Assess
+    await expect(taking).rejects.toThrow('Cannot take 121 tokens');
+    expect((await store.read(key, '2026-11')).tatInMs.sync).toBeUndefined();
+  });
+
   it('refills at the rate: one more token a second later', async () => {
     const key = owner();
     await Promise.all(Array.from({ length: 120 }, () => store.take(key, 'sync', free, now)));

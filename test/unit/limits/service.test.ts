@@ -19,6 +19,7 @@ import {
   usagePeriodOf,
 } from '../../../core/limits/service';
 import { type BucketRate, take as takeFromBucket } from '../../../core/limits/token-bucket';
+import { TokenLeases } from '../../../core/limits/token-leases';
 import type {
   BucketKind,
   LimitOwner,
@@ -33,17 +34,20 @@ class InMemoryLimitsStore implements LimitsStore {
   private readonly tats = new Map<string, Record<string, number>>();
   private readonly costs = new Map<string, number>();
   private readonly runsAdded = new Set<string>();
+  /** Takes and charges asked of the store: its writes. */
+  writes = 0;
 
   async take(
     ownerKey: string,
     bucketId: string,
     rate: BucketRate,
     nowInMs: number,
-    { period, chargeUsd = 0 }: TakeOptions = {},
+    { period, chargeUsd = 0, count = 1 }: TakeOptions = {},
   ): Promise<TakeOutcome> {
+    this.writes++;
     const buckets = this.bucketsOf(ownerKey);
     const periodCostUsd = period ? this.costOf(ownerKey, period) : 0;
-    const outcome = takeFromBucket(rate, buckets[bucketId], nowInMs);
+    const outcome = takeFromBucket(rate, buckets[bucketId], nowInMs, count);
     if (!outcome.admitted) return { admitted: false, tatInMs: buckets[bucketId] ?? nowInMs, periodCostUsd };
     buckets[bucketId] = outcome.tatInMs;
     if (period && chargeUsd) this.costs.set(`${ownerKey}|${period}`, periodCostUsd + chargeUsd);
@@ -55,6 +59,7 @@ class InMemoryLimitsStore implements LimitsStore {
   }
 
   async charge(ownerKey: string, period: string, usd: number): Promise<OwnerLimits> {
+    this.writes++;
     const before = await this.read(ownerKey, period);
     this.costs.set(`${ownerKey}|${period}`, before.periodCostUsd + usd);
     return before;
@@ -84,7 +89,7 @@ const t0 = Date.parse('2026-11-22T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The limits use cases on an in-memory store, the default config and a fake clock at `t0`. */
-function setup(organizations: Organization[] = []) {
+function setup(organizations: Organization[] = [], leases?: TokenLeases) {
   let clockInMs = t0;
   const store = new InMemoryLimitsStore();
   const deps: LimitsDeps = {
@@ -92,6 +97,7 @@ function setup(organizations: Organization[] = []) {
     organizations: { getOrganization: async (id) => organizations.find((org) => org.id === id) },
     config: limitsConfigFrom({}),
     now: () => new Date(clockInMs),
+    ...(leases ? { leases } : {}),
   };
   const clock = {
     advance: (ms: number) => {
@@ -148,6 +154,125 @@ function errorOf(act: () => void): unknown {
   }
   throw new Error('expected an error, none was thrown');
 }
+
+describe('takeToken with token leases', () => {
+  const leasing = () => setup([], new TokenLeases({ maxTokens: 16, lifetimeInMs: 1000 }));
+  const charge = 0.001;
+
+  it('admits 100 quick runs with fewer than a fifth of the writes, each told one token less', async () => {
+    // Prepare
+    const { deps, store } = leasing();
+
+    // Act
+    const remaining: number[] = [];
+    for (let index = 0; index < 100; index++) {
+      remaining.push((await takeToken(deps, freeOwner, 'sync', charge)).state.remaining);
+    }
+
+    // Assess
+    expect(remaining).toEqual(Array.from({ length: 100 }, (_, index) => 119 - index));
+    expect(store.writes).toBeLessThan(20);
+  });
+
+  it('admits exactly the burst of 120 and refuses the 121st, as without leases', async () => {
+    // Prepare
+    const { deps } = leasing();
+
+    // Act
+    const burst = await takeMany(deps, freeOwner, 'sync', 120);
+    const refused = await takeToken(deps, freeOwner, 'sync');
+
+    // Assess
+    expect(burst.admitted).toBe(120);
+    expect(refused.admitted).toBe(false);
+    expect(refused.state.retryAfterInSeconds).toBe(1);
+  });
+
+  it('takes nothing ahead for a request that comes alone', async () => {
+    // Prepare
+    const { deps, store, clock } = leasing();
+
+    // Act
+    await takeToken(deps, freeOwner, 'sync', charge);
+    clock.advance(5_000);
+    await takeToken(deps, freeOwner, 'sync', charge);
+
+    // Assess
+    expect(store.writes).toBe(2);
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBeCloseTo(2 * charge, 9);
+  });
+
+  it('tells each leased run the period cost before its own charge', async () => {
+    // Prepare
+    const { deps } = leasing();
+
+    // Act
+    const costs: number[] = [];
+    for (let index = 0; index < 20; index++) {
+      costs.push((await takeToken(deps, freeOwner, 'sync', charge)).periodCostUsd);
+    }
+
+    // Assess
+    expect(costs.map((usd) => Math.round(usd / charge))).toEqual(
+      Array.from({ length: 20 }, (_, index) => index),
+    );
+  });
+
+  it('shows the period cost without the leased tokens not used yet, and stores it once they are given back', async () => {
+    // Prepare
+    const leases = new TokenLeases({ maxTokens: 16, lifetimeInMs: 1000 });
+    const { deps, store, clock } = setup([], leases);
+    for (let index = 0; index < 4; index++) await takeToken(deps, freeOwner, 'sync', charge);
+    const chargedAhead = (await store.read('user#u1', '2026-11')).periodCostUsd;
+
+    // Act
+    const shown = (await usageLimitsOf(deps, freeOwner, 'api')).usage.currentPeriodCost;
+    clock.advance(1_500);
+    for (const refund of leases.sweep(t0 + 1_500))
+      await store.charge(refund.ownerKey, refund.period, -refund.usd);
+    const next = await takeToken(deps, freeOwner, 'sync', charge);
+
+    // Assess
+    expect(chargedAhead).toBeGreaterThan(4 * charge);
+    expect(shown).toBeCloseTo(4 * charge, 9);
+    expect(next.periodCostUsd).toBeCloseTo(4 * charge, 9);
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBeCloseTo(5 * charge, 9);
+  });
+
+  it('gives back the charge of expired tokens in a sweep when no take comes', async () => {
+    // Prepare
+    const leases = new TokenLeases({ maxTokens: 16, lifetimeInMs: 1000 });
+    const { deps, store, clock } = setup([], leases);
+    for (let index = 0; index < 4; index++) await takeToken(deps, freeOwner, 'sync', charge);
+    clock.advance(1_500);
+
+    // Act
+    for (const refund of leases.sweep(t0 + 1_500))
+      await store.charge(refund.ownerKey, refund.period, -refund.usd);
+
+    // Assess
+    expect((await store.read('user#u1', '2026-11')).periodCostUsd).toBeCloseTo(4 * charge, 9);
+    expect(leases.sweep(t0 + 1_500)).toEqual([]);
+  });
+
+  it('refuses a lease past what the bucket holds, and still admits the request its own token', async () => {
+    // Prepare
+    const { deps, store } = leasing();
+    // Two takes, the second with one token ahead, which the third uses: nothing is left leased.
+    await takeMany(deps, freeOwner, 'sync', 3);
+    // Other processes take all tokens but one, unseen by this one's leases.
+    for (let index = 0; index < 116; index++)
+      await store.take('user#u1', 'sync_60_120', { requestsPerMinute: 60, maxBurst: 120 }, t0);
+
+    // Act
+    const last = await takeToken(deps, freeOwner, 'sync');
+    const refused = await takeToken(deps, freeOwner, 'sync');
+
+    // Assess
+    expect(last.admitted).toBe(true);
+    expect(refused.admitted).toBe(false);
+  });
+});
 
 describe('takeToken', () => {
   it('admits a full free sync burst of 120 at once and refuses the 121st for one second', async () => {
