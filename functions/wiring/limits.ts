@@ -60,10 +60,13 @@ export function tokenLeases(): TokenLeases {
 async function giveBackExpired(from: TokenLeases): Promise<void> {
   const due = from.sweep(Date.now());
   if (due.length === 0) return;
-  const store = DynamoLimitsStore.fromEnv();
   for (const refund of due) {
-    // Kept for the next sweep when the store cannot be reached now.
-    await store.charge(refund.ownerKey, refund.period, -refund.usd).catch(() => from.addRefund(refund));
+    try {
+      await DynamoLimitsStore.fromEnv().charge(refund.ownerKey, refund.period, -refund.usd);
+    } catch {
+      // Kept for the next sweep when the store cannot be reached now.
+      from.addRefund(refund);
+    }
   }
 }
 

@@ -4,7 +4,9 @@
  * failed authentication per source address, and the public client reading all of it.
  */
 import { SimStudioClient, SimStudioError } from 'simstudio-ts-sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { DynamoLimitsStore } from '../../../adapters/dynamodb/limits-store';
+import { usagePeriodOf } from '../../../core/limits/service';
 import { type RouteDefinition, routes } from '../../../catalog/routes';
 import { requestFrom } from '../../support/from-address';
 import { deployedWorkflow, type Tenant, useLocalService } from '../../support/service';
@@ -232,6 +234,32 @@ describe('402 USAGE_LIMIT_EXCEEDED', () => {
       .admin('PATCH', `/api/v1/admin/users/${tenant.userId}`, { usageLimitUsd: null });
     expect(reset.body.data.usageLimitUsd).toBeUndefined();
     expect((await usageOf(tenant)).usage).toEqual({ currentPeriodCost: 0.003, limit: 100, plan: 'pro' });
+  });
+});
+
+describe('tokens taken ahead', () => {
+  it('charges unused tokens taken ahead only until they expire, and never shows them as spent', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('leasing', { plan: 'pro' });
+    const id = await deployedWorkflow(tenant);
+    const stored = async () =>
+      (await DynamoLimitsStore.fromEnv().read(`user#${tenant.userId}`, usagePeriodOf(new Date())))
+        .periodCostUsd;
+
+    // Act: runs one right after the other take tokens ahead of the next
+    for (let index = 0; index < 5; index++) {
+      expect((await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' })).status).toBe(200);
+    }
+    const chargedAhead = await stored();
+    const shown = (await usageOf(tenant)).usage.currentPeriodCost;
+
+    // Assess
+    expect(chargedAhead).toBeGreaterThan(0.005);
+    expect(shown).toBe(0.005);
+    await vi.waitFor(async () => expect(await stored()).toBeCloseTo(0.005, 9), {
+      timeout: 5_000,
+      interval: 100,
+    });
   });
 });
 
