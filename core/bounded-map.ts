@@ -23,8 +23,4 @@ export class BoundedMap<K, V> {
   delete(key: K): void {
     this.entries.delete(key);
   }
-
-  values(): IterableIterator<V> {
-    return this.entries.values();
-  }
 }

@@ -16,7 +16,6 @@
  * - A leased admission answers the owner's state (the user, the period's cost) as the take that
  *   leased it read it: at most `lifetimeInMs` old.
  */
-import { BoundedMap } from '../bounded-map';
 import type { User } from '../identity/types';
 import { type BucketRate, remainingAt } from './token-bucket';
 
@@ -58,8 +57,13 @@ interface BucketLeases {
   lastTatInMs?: number;
 }
 
+const ownerPeriodKey = (ownerKey: string, period: string) => `${ownerKey}|${period}`;
+
 export class TokenLeases {
-  private readonly buckets = new BoundedMap<string, BucketLeases>();
+  /** Buckets drawn from lately; `sweep` drops those idle for a lifetime. */
+  private readonly buckets = new Map<string, BucketLeases>();
+  /** Charges of live leased tokens, by owner and period. */
+  private readonly outstanding = new Map<string, number>();
   private readonly refunds = new Map<string, LeaseRefund>();
 
   constructor(readonly options: TokenLeaseOptions) {}
@@ -73,7 +77,9 @@ export class TokenLeases {
     bucket.recentDrawsInMs.push(nowInMs);
     if (bucket.recentDrawsInMs.length > this.options.maxTokens + 1) bucket.recentDrawsInMs.shift();
     this.dropExpired(bucket, nowInMs);
-    return bucket.tokens.shift();
+    const token = bucket.tokens.shift();
+    if (token) this.addOutstanding(token, -token.chargeUsd);
+    return token;
   }
 
   /**
@@ -102,6 +108,7 @@ export class TokenLeases {
     bucket.inFlight -= extra;
     if (tatInMs !== undefined) bucket.lastTatInMs = Math.max(bucket.lastTatInMs ?? tatInMs, tatInMs);
     bucket.tokens.push(...granted);
+    for (const token of granted) this.addOutstanding(token, token.chargeUsd);
   }
 
   /**
@@ -109,17 +116,13 @@ export class TokenLeases {
    * live or expired and not given back.
    */
   outstandingUsd(ownerKey: string, period: string): number {
-    let usd = this.refunds.get(`${ownerKey}|${period}`)?.usd ?? 0;
-    for (const bucket of this.buckets.values()) {
-      for (const token of bucket.tokens)
-        if (token.ownerKey === ownerKey && token.period === period) usd += token.chargeUsd;
-    }
-    return roundedUsd(usd);
+    const key = ownerPeriodKey(ownerKey, period);
+    return roundedUsd((this.outstanding.get(key) ?? 0) + (this.refunds.get(key)?.usd ?? 0));
   }
 
   /** A refund that could not be written: pending again, for the next sweep. */
   addRefund(refund: LeaseRefund): void {
-    const key = `${refund.ownerKey}|${refund.period}`;
+    const key = ownerPeriodKey(refund.ownerKey, refund.period);
     const pending = this.refunds.get(key);
     this.refunds.set(key, { ...refund, usd: roundedUsd((pending?.usd ?? 0) + refund.usd) });
   }
@@ -133,9 +136,17 @@ export class TokenLeases {
     }
   }
 
-  /** Drops every expired token and answers all pending refunds, taken out (to be written now). */
+  /**
+   * Drops every expired token, and the buckets not drawn from for a lifetime with nothing held;
+   * answers all pending refunds, taken out (to be written now).
+   */
   sweep(nowInMs: number): LeaseRefund[] {
-    for (const bucket of this.buckets.values()) this.dropExpired(bucket, nowInMs);
+    for (const [key, bucket] of this.buckets) {
+      this.dropExpired(bucket, nowInMs);
+      const lastDrawInMs = bucket.recentDrawsInMs.at(-1) ?? Number.NEGATIVE_INFINITY;
+      const idle = lastDrawInMs <= nowInMs - this.options.lifetimeInMs;
+      if (idle && bucket.tokens.length === 0 && bucket.inFlight === 0) this.buckets.delete(key);
+    }
     const due = [...this.refunds.values()];
     this.refunds.clear();
     return due;
@@ -144,9 +155,18 @@ export class TokenLeases {
   private dropExpired(bucket: BucketLeases, nowInMs: number): void {
     while (bucket.tokens.length > 0 && bucket.tokens[0].expiresAtInMs <= nowInMs) {
       const token = bucket.tokens.shift() as LeasedToken;
-      if (token.chargeUsd > 0)
-        this.addRefund({ ownerKey: token.ownerKey, period: token.period, usd: token.chargeUsd });
+      if (token.chargeUsd === 0) continue;
+      this.addOutstanding(token, -token.chargeUsd);
+      this.addRefund({ ownerKey: token.ownerKey, period: token.period, usd: token.chargeUsd });
     }
+  }
+
+  private addOutstanding(token: LeasedToken, usd: number): void {
+    if (usd === 0) return;
+    const key = ownerPeriodKey(token.ownerKey, token.period);
+    const sum = roundedUsd((this.outstanding.get(key) ?? 0) + usd);
+    if (sum > 0) this.outstanding.set(key, sum);
+    else this.outstanding.delete(key);
   }
 
   private bucketOf(key: string): BucketLeases {

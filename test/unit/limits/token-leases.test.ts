@@ -136,6 +136,20 @@ describe('TokenLeases', () => {
     expect(leases.sweep(t0 + 10)).toEqual([{ ownerKey: 'user#u1', period: '2026-11', usd: 0.002 }]);
   });
 
+  it('forgets a bucket no request drew from for a lifetime', () => {
+    // Prepare
+    const leases = leasesWith(4);
+
+    // Act
+    leases.sweep(t0 + 1000);
+    leases.draw('b', t0 + 1000);
+    leases.draw('b', t0 + 1000);
+    const extra = leases.reserve('b', rate, t0 + 1000);
+
+    // Assess: it has to see the bucket again before it takes ahead
+    expect(extra).toBe(0);
+  });
+
   it('gives back nothing for expired tokens that cost nothing', () => {
     // Prepare
     const leases = leasesWith(3);
