@@ -17,7 +17,6 @@ import type {
   WorkspaceMembership,
   WorkspacePermission,
 } from './types';
-import { ownerChanged } from '../limits/owner-changes';
 
 export interface Principal {
   user: User;
@@ -59,7 +58,6 @@ export async function updateUserLimits(
 ): Promise<User> {
   const user = await deps.store.updateUserLimits(userId, patch);
   if (!user) throw new NotFoundError(`User ${userId} not found`);
-  ownerChanged(`user#${userId}`);
   return user;
 }
 
@@ -70,7 +68,6 @@ export async function updateOrganizationLimits(
 ): Promise<Organization> {
   const organization = await deps.store.updateOrganizationLimits(organizationId, patch);
   if (!organization) throw new NotFoundError(`Organization ${organizationId} not found`);
-  ownerChanged(`org#${organizationId}`);
   return organization;
 }
 
@@ -267,7 +264,6 @@ export async function createOrganization(
   };
   // First, so an owner who belongs elsewhere leaves no organization behind.
   await deps.store.setUserOrganization(input.ownerId, organization.id);
-  ownerChanged(`user#${input.ownerId}`);
   await deps.store.createOrganization(organization, {
     organizationId: organization.id,
     userId: input.ownerId,
@@ -294,7 +290,6 @@ export async function addOrganizationMember(
     ]);
   }
   await deps.store.setUserOrganization(input.userId, input.organizationId);
-  ownerChanged(`user#${input.userId}`);
   await deps.store.putOrganizationMembership(input);
   return input;
 }

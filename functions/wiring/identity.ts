@@ -5,6 +5,7 @@ import type { IdTokenVerifier } from '../../core/identity/id-tokens';
 import { ENTITIES_TABLE_ENV } from '../../adapters/dynamodb/shared';
 import type { IdentityDeps } from '../../core/identity/service';
 import { withLookupCache } from '../../core/identity/lookup-cache';
+import { withOwnerChanges } from '../../core/limits/owner-changes';
 import type { IdentityStore } from '../../core/identity/types';
 import { keptPerClient } from './per-client';
 
@@ -21,10 +22,15 @@ export function lookupCacheTtlInMs(): number {
     : 10_000;
 }
 
-/** One store per process, so its lookup cache serves every request. */
+/**
+ * One store per process, so its lookup cache serves every request; changes of an owner's limits
+ * made through it reach the process's token leases (core/limits/owner-changes.ts).
+ */
 const identityStore = keptPerClient(
   (): IdentityStore =>
-    withLookupCache(DynamoIdentityStore.fromEnv(), { ttlInMs: lookupCacheTtlInMs(), nowInMs: Date.now }),
+    withOwnerChanges(
+      withLookupCache(DynamoIdentityStore.fromEnv(), { ttlInMs: lookupCacheTtlInMs(), nowInMs: Date.now }),
+    ),
   () => requireEnv(ENTITIES_TABLE_ENV),
 );
 
