@@ -2,6 +2,7 @@
  * The run's cost object (USD). Model blocks report what each call used; the run adds it up per model.
  */
 import type { CostSummary, ModelCost, TokenCounts } from './types';
+import { roundedUsd } from '../money';
 
 /** What one model call used and cost. */
 export interface ModelUsage {
@@ -25,16 +26,11 @@ function addTokens(a: TokenCounts, b: TokenCounts): TokenCounts {
   return { prompt: a.prompt + b.prompt, completion: a.completion + b.completion, total: a.total + b.total };
 }
 
-/** Float sums drift (0.1 + 0.2); a billionth of a dollar is far below anything that is billed. */
-function usd(value: number): number {
-  return Math.round(value * 1e9) / 1e9;
-}
-
 export function modelCostOf(usage: ModelUsage): ModelCost {
   return {
     input: usage.input,
     output: usage.output,
-    total: usd(usage.input + usage.output),
+    total: roundedUsd(usage.input + usage.output),
     tokens: { ...usage.tokens },
   };
 }
@@ -45,14 +41,14 @@ export function addModelUsage(summary: CostSummary, usage: ModelUsage): CostSumm
   const call = modelCostOf(usage);
   const model: ModelCost = previous
     ? {
-        input: usd(previous.input + call.input),
-        output: usd(previous.output + call.output),
-        total: usd(previous.total + call.total),
+        input: roundedUsd(previous.input + call.input),
+        output: roundedUsd(previous.output + call.output),
+        total: roundedUsd(previous.total + call.total),
         tokens: addTokens(previous.tokens, call.tokens),
       }
     : call;
   return {
-    total: usd(summary.total + call.total),
+    total: roundedUsd(summary.total + call.total),
     tokens: addTokens(summary.tokens, call.tokens),
     models: { ...summary.models, [usage.model]: model },
   };
@@ -60,7 +56,7 @@ export function addModelUsage(summary: CostSummary, usage: ModelUsage): CostSumm
 
 /** A charge that belongs to no model, such as a base charge per run. */
 export function addCharge(summary: CostSummary, amount: number): CostSummary {
-  return { ...summary, total: usd(summary.total + amount) };
+  return { ...summary, total: roundedUsd(summary.total + amount) };
 }
 
 /** Two summaries added, e.g. a child workflow's cost into its parent's. */

@@ -17,6 +17,7 @@ import {
   type TakeOptions,
   type TakeOutcome,
 } from './types';
+import { roundedUsd } from '../money';
 
 export interface LimitsDeps {
   store: LimitsStore;
@@ -226,8 +227,6 @@ function guardHolds(outcome: TakeOutcome, guard: TakeOptions['guard']): boolean 
   return outcome.user?.plan === guard.plan && !outcome.user.organizationId;
 }
 
-const roundedUsd = (usd: number) => Math.round(usd * 1e9) / 1e9;
-
 /**
  * A run by hand draws no token: its base charge is counted, and it sees the `sync` bucket as it
  * stands (one write, as a take is).
@@ -301,7 +300,7 @@ export async function recordRunCost(
   run: { executionId: string; userId: string; usageOwner?: string; startedAt: string; chargedUsd?: number },
   costUsd: number,
 ): Promise<void> {
-  const rest = Math.round((costUsd - (run.chargedUsd ?? 0)) * 1e9) / 1e9;
+  const rest = roundedUsd(costUsd - (run.chargedUsd ?? 0));
   if (!(rest > 0)) return;
   const ownerKey = run.usageOwner ?? `user#${run.userId}`;
   await store.addRunCost(ownerKey, usagePeriodOf(run.startedAt), run.executionId, rest);

@@ -18,6 +18,7 @@
  */
 import type { User } from '../identity/types';
 import { type BucketRate, remainingAt } from './token-bucket';
+import { roundedUsd } from '../money';
 
 export interface TokenLeaseOptions {
   /** The most tokens of one bucket this process holds or is taking ahead; 0 leases none. */
@@ -178,6 +179,3 @@ export class TokenLeases {
     return bucket;
   }
 }
-
-/** Sums of charges kept to the nano-dollar, as run costs are (core/limits/service.ts). */
-const roundedUsd = (usd: number) => Math.round(usd * 1e9) / 1e9;

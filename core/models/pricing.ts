@@ -21,6 +21,7 @@
  * Deployments add or correct prices with `pricingTableFrom(overrides)`.
  */
 import type { ModelPrice, PricingTable, TokenCounts } from '../engine/types';
+import { roundedUsd } from '../money';
 
 /** The date the built-in prices were checked against the providers' published price lists. */
 export const builtInPricesCheckedOn = '2026-06-01';
@@ -207,18 +208,13 @@ export interface UsageCost {
   total: number;
 }
 
-/** Float products drift; a billionth of a dollar is far below anything that is billed. */
-function usd(value: number): number {
-  return Math.round(value * 1e9) / 1e9;
-}
-
 /** What these tokens cost at this price, in USD; an unpriced model (no price) costs 0. */
 export function costOfUsage(
   price: ModelPrice | undefined,
   tokens: Pick<TokenCounts, 'prompt' | 'completion'>,
 ): UsageCost {
   if (!price) return { input: 0, output: 0, total: 0 };
-  const input = usd((tokens.prompt * price.inputPerMillion) / 1_000_000);
-  const output = usd((tokens.completion * price.outputPerMillion) / 1_000_000);
-  return { input, output, total: usd(input + output) };
+  const input = roundedUsd((tokens.prompt * price.inputPerMillion) / 1_000_000);
+  const output = roundedUsd((tokens.completion * price.outputPerMillion) / 1_000_000);
+  return { input, output, total: roundedUsd(input + output) };
 }
