@@ -18,10 +18,11 @@
  * A token is taken with one conditional update on the bucket's `tat` (core/limits/token-bucket.ts):
  * a busy bucket moves it on by one interval if it is within the burst; an idle one (or a new one)
  * is set to now plus one interval. Several tokens at once (a lease, core/limits/token-leases.ts) move
- * it by as many intervals, on the condition that the last of them is within the burst. The likelier of the two is tried first (from the last `tat`
- * this process saw); only when that guess is wrong does another update run (at most three in all),
- * so concurrent requests never admit more than the burst and nothing is read-modified-written. The
- * update answers the whole item, so the period's cost (and the user) come with the token.
+ * it by as many intervals, on the condition that the last of them is within the burst. The likelier
+ * of the two is tried first (from the last `tat` this process saw); only when that guess is wrong
+ * does another update run (at most three in all), so concurrent requests never admit more than the
+ * burst and nothing is read-modified-written. The update answers the whole item, so the period's
+ * cost (and the user) come with the token.
  *
  * The part of a run's cost not counted at admission is added once without a transaction (dynalite
  * has none): the add also puts the execution id in `pendingRuns` on the condition that it is not
@@ -157,8 +158,7 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
       update('SET #tat = #tat + :interval', '#tat BETWEEN :now AND :limit', {
         ':interval': count * interval,
         ':now': nowInMs,
-        // The last of `count` tokens is within the burst: the bucket's limit, less the others.
-        ':limit': admitLimitInMs(rate, nowInMs) - (count - 1) * interval,
+        ':limit': admitLimitInMs(rate, nowInMs, count),
       });
     const idle = () =>
       // A comparison with a missing attribute is false, so this also holds for a new bucket.

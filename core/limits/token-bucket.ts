@@ -21,9 +21,12 @@ export function intervalInMs(rate: BucketRate): number {
   return 60_000 / rate.requestsPerMinute;
 }
 
-/** The latest `tat` at which a request at `nowInMs` is still admitted (and moves it by one interval). */
-export function admitLimitInMs(rate: BucketRate, nowInMs: number): number {
-  return nowInMs + (rate.maxBurst - 1) * intervalInMs(rate);
+/**
+ * The latest `tat` at which a request at `nowInMs` is still admitted (and moves it by one interval),
+ * or one that takes `count` tokens at once: the last of them within the burst.
+ */
+export function admitLimitInMs(rate: BucketRate, nowInMs: number, count = 1): number {
+  return nowInMs + (rate.maxBurst - count) * intervalInMs(rate);
 }
 
 /** What a request sees of its bucket: the X-RateLimit-* values, and Retry-After when refused. */
@@ -79,7 +82,7 @@ export function take(
   const interval = intervalInMs(rate);
   if (tatInMs === undefined || tatInMs < nowInMs)
     return { admitted: true, tatInMs: nowInMs + count * interval };
-  if (tatInMs + (count - 1) * interval <= admitLimitInMs(rate, nowInMs))
+  if (tatInMs <= admitLimitInMs(rate, nowInMs, count))
     return { admitted: true, tatInMs: tatInMs + count * interval };
   return { admitted: false };
 }
