@@ -80,8 +80,7 @@ export async function takeToken(
   guard?: TakeOptions['guard'],
 ): Promise<Admission> {
   const rate = rateOf(deps, owner, kind);
-  if (!deps.leases || deps.leases.options.maxTokens === 0)
-    return take(deps, owner.key, kind, rate, chargeUsd, guard);
+  if (!deps.leases) return take(deps, owner.key, kind, rate, chargeUsd, guard);
   return takeLeasing(deps, deps.leases, owner.key, kind, rate, chargeUsd, guard);
 }
 

@@ -37,32 +37,38 @@ export function limitsDeps(): LimitsDeps {
   };
 }
 
-let leases: TokenLeases | undefined;
+/** The process's token leases once read: `value` absent when leasing is off. */
+let leases: { value?: TokenLeases } | undefined;
 
 /**
- * The process's token leases, read once: `RATE_LIMIT_LEASE_TOKENS` (default 16; 0 turns leasing off)
- * tokens of a bucket at most, handed out for a second. Each second, the charges of leased tokens
- * that expired unused are given back.
+ * The process's token leases, read once: `RATE_LIMIT_LEASE_TOKENS` (default 16) tokens of a bucket
+ * at most, handed out for a second; none when 0. Each second, the charges of leased tokens that
+ * expired unused are given back.
  */
-export function tokenLeases(): TokenLeases {
+function tokenLeases(): TokenLeases | undefined {
   if (!leases) {
     const maxTokens = Number(process.env.RATE_LIMIT_LEASE_TOKENS ?? 16);
     if (!(Number.isInteger(maxTokens) && maxTokens >= 0 && maxTokens <= 100))
       throw new Error('RATE_LIMIT_LEASE_TOKENS must be a whole number from 0 to 100');
-    const created = new TokenLeases({ maxTokens, lifetimeInMs: 1_000 });
-    if (maxTokens > 0) setInterval(giveBackExpired, 1_000, created).unref();
-    onOwnerChanged((ownerKey) => created.forgetOwner(ownerKey));
-    leases = created;
+    leases = maxTokens > 0 ? { value: startLeases(maxTokens) } : {};
   }
-  return leases;
+  return leases.value;
+}
+
+function startLeases(maxTokens: number): TokenLeases {
+  const started = new TokenLeases({ maxTokens, lifetimeInMs: 1_000 });
+  setInterval(giveBackExpired, 1_000, started).unref();
+  onOwnerChanged((ownerKey) => started.forgetOwner(ownerKey));
+  return started;
 }
 
 async function giveBackExpired(from: TokenLeases): Promise<void> {
   const due = from.sweep(Date.now());
-  if (due.length === 0) return;
+  let store: DynamoLimitsStore | undefined;
   for (const refund of due) {
     try {
-      await DynamoLimitsStore.fromEnv().charge(refund.ownerKey, refund.period, -refund.usd);
+      store ??= DynamoLimitsStore.fromEnv();
+      await store.charge(refund.ownerKey, refund.period, -refund.usd);
     } catch {
       // Kept for the next sweep when the store cannot be reached now.
       from.addRefund(refund);
