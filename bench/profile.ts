@@ -1,56 +1,27 @@
-/**
- * `npm run bench:profile`: a CPU profile of the service answering sync runs of the 3-block
- * workflow (start → function → response), and where that time goes, layer by layer.
- *
- * The service runs in its own process (bench/servers.ts), which samples its CPU (the V8 profiler,
- * as `node --cpu-prof` does) from the moment it is ready until it is stopped, so that starting the
- * stack and making the tenants stay out of it; the load comes from this process (1 client, then
- * 16). Each sample is charged to the innermost frame of the project or of a dependency on its
- * stack (so Node's own HTTP and stream code counts for whoever called it), and that frame to a layer.
- *
- *   npm run bench:profile                      3,000 runs per concurrency
- *   BENCH_REQUESTS=600 npm run bench:profile   fewer
- *   npm run bench:profile -- async             500 async jobs (BENCH_ASYNC_JOBS) at 16 clients, polled to the end
- *   npm run bench:profile -- <file.cpuprofile> [--runs <n>]   only the table, of a profile taken before
- *
- * The .cpuprofile is kept under bench/results/ (open it in Chrome DevTools or speedscope for the
- * flame graph); the table goes to the terminal and to bench/results/profile.md.
- */
-import type { ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { runAsyncLoad } from './async';
 import { type LoadResult, runLoad } from './load';
 import { layerOf, type ProfileNode, summarize } from './profile-layers';
-import { startBenchServer } from './service-process';
+import { startBenchService } from './service-process';
 
 const requestsPerRun = Number(process.env.BENCH_REQUESTS ?? 3000);
 const asyncJobs = Number(process.env.BENCH_ASYNC_JOBS ?? 500);
 const profilesAsync = process.argv.slice(2).includes('async');
 
-function stopped(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  });
-}
-
 async function profileService(): Promise<{ file: string; loads: LoadResult[] }> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-profile-'));
   await mkdir('bench/results', { recursive: true });
   const kind = profilesAsync ? 'async-job' : 'sync-run';
   const file = resolve(`bench/results/${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
-  const { target, child } = await startBenchServer(['service', dataDir], { BENCH_PROFILE_FILE: file });
+  // The profile is written as the service stops, so stop() waits for it.
+  const { target, stop } = await startBenchService(undefined, { BENCH_PROFILE_FILE: file });
   try {
     const loads = profilesAsync
       ? [asLoad(await runAsyncLoad(target, asyncJobs, 16))]
       : [await runLoad(target, 1, requestsPerRun), await runLoad(target, 16, Math.ceil(requestsPerRun / 16))];
-    await stopped(child);
     return { file, loads };
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    await rm(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -1,6 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { bundleAll, bundleLimitInBytesOf, isRoute, limitText, routeInitLimitInMs } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { measureBundleInit } from './bundle-init';
@@ -11,7 +9,7 @@ import { benchForms, printFormsBench } from './forms';
 import { benchLimits, printLimitsBench } from './limits';
 import { benchLogs, printLogsBench } from './logs';
 import { benchNotifications, printNotificationsBench } from './notifications';
-import { startBenchServer } from './service-process';
+import { startBenchServer, startBenchService } from './service-process';
 import { benchStackStart, printStackStartBench } from './stack';
 import { benchStateMachine, printStateMachineBench } from './state-machine';
 import { measureFirstByte } from './stream';
@@ -141,9 +139,8 @@ const header = [
 ].join('  ');
 
 async function benchServers() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
   const baselineServer = runs('sync') ? await startBenchServer(['baseline']) : undefined;
-  const serviceServer = await startBenchServer(['service', dataDir]);
+  const serviceServer = await startBenchService();
   try {
     const pairs = baselineServer
       ? await measurePairs(baselineServer.target, serviceServer.target)
@@ -223,8 +220,7 @@ async function benchServers() {
     }
   } finally {
     baselineServer?.child.kill();
-    serviceServer.child.kill();
-    await rm(dataDir, { recursive: true, force: true });
+    await serviceServer.stop();
   }
 }
 if (runs('sync') || runs('async')) await benchServers();

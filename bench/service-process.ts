@@ -37,10 +37,16 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-/** The workflow service on a data dir of its own (bench/servers.ts `service`), of the checkout at `cwd`. */
-export async function startBenchService(cwd?: string): Promise<BenchService> {
+/**
+ * The workflow service on a data dir of its own (bench/servers.ts `service`), of the checkout at
+ * `cwd`, with `env` added to its environment.
+ */
+export async function startBenchService(
+  cwd?: string,
+  env: Record<string, string> = {},
+): Promise<BenchService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-bench-'));
-  const { target, child } = await startBenchServer(['service', dataDir], {}, cwd);
+  const { target, child } = await startBenchServer(['service', dataDir], env, cwd);
   return {
     target,
     child,
