@@ -5,7 +5,11 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import type { RunningDynamoDb } from '../../local/stack/dynamodb';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { type RunningDynamoDb, startDynamoDb } from '../../local/stack/dynamodb';
 
 /** A client of the emulator over HTTP. */
 export function dynaliteClientOf(dynamodb: RunningDynamoDb): DynamoDBClient {
@@ -26,4 +30,56 @@ export async function createActiveTable(
     const { Table } = await client.send(new DescribeTableCommand({ TableName: input.TableName }));
     if (Table?.TableStatus === 'ACTIVE') return;
   }
+}
+
+/** The emulator of a `describe` block, on a data dir of its own, as `useDynalite` keeps it. */
+export interface TestDynalite {
+  readonly dynamodb: RunningDynamoDb;
+  readonly client: DynamoDBClient;
+  /** Stops the emulator and starts it again on the same data dir, with a new client. */
+  restart(): Promise<void>;
+}
+
+/**
+ * The emulator started before the block's tests (then `setup`, given its client) and stopped,
+ * with its data dir removed, after them.
+ */
+export function useDynalite(
+  dataDirPrefix: string,
+  setup?: (client: DynamoDBClient) => Promise<void>,
+): TestDynalite {
+  let dataDir = '';
+  let dynamodb: RunningDynamoDb | undefined;
+  let client: DynamoDBClient | undefined;
+  const start = async () => {
+    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
+    client = dynaliteClientOf(dynamodb);
+  };
+  const stop = async () => {
+    client?.destroy();
+    await dynamodb?.stop();
+  };
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), dataDirPrefix));
+    await start();
+    await setup?.(client as DynamoDBClient);
+  });
+  afterAll(async () => {
+    await stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get dynamodb() {
+      if (!dynamodb) throw new Error('The emulator starts before the tests');
+      return dynamodb;
+    },
+    get client() {
+      if (!client) throw new Error('The emulator starts before the tests');
+      return client;
+    },
+    async restart() {
+      await stop();
+      await start();
+    },
+  };
 }

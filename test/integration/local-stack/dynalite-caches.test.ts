@@ -2,51 +2,36 @@ import {
   ConditionalCheckFailedException,
   DeleteTableCommand,
   DescribeTableCommand,
-  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   ResourceNotFoundException,
   UpdateItemCommand,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   EXPRESSION_MEMO_SIZE,
   expressionMemoCounts,
   withTableCache,
 } from '../../../local/stack/dynalite-caches';
-import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
-import { createActiveTable, dynaliteClientOf } from '../../support/dynalite';
+import { createActiveTable, useDynalite } from '../../support/dynalite';
 
 /** dynalite's table descriptions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
 describe('dynalite table cache', () => {
-  let dataDir: string;
-  let dynamodb: RunningDynamoDb;
-  let client: DynamoDBClient;
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'dynalite-caches-'));
-    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = dynaliteClientOf(dynamodb);
-  });
-  afterAll(async () => {
-    client.destroy();
-    await dynamodb.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const dynalite = useDynalite('dynalite-caches-');
 
   const createTable = (TableName: string, keyName: string) =>
-    createActiveTable(client, {
+    createActiveTable(dynalite.client, {
       TableName,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
       KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
     });
   const putNew = (TableName: string, Item: Record<string, { S: string } | { N: string }>) =>
-    client.send(new PutItemCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(id)' }));
+    dynalite.client.send(
+      new PutItemCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(id)' }),
+    );
 
   const failureOf = (call: Promise<unknown>) =>
     call.then(
@@ -58,11 +43,11 @@ describe('dynalite table cache', () => {
     // Prepare
     await createTable('cached', 'id');
     await putNew('cached', { id: { S: 'a' }, count: { N: '1' } });
-    await client.send(new GetItemCommand({ TableName: 'cached', Key: { id: { S: 'a' } } }));
-    const before = { ...dynamodb.tableCache };
+    await dynalite.client.send(new GetItemCommand({ TableName: 'cached', Key: { id: { S: 'a' } } }));
+    const before = { ...dynalite.dynamodb.tableCache };
 
     // Act
-    await client.send(
+    await dynalite.client.send(
       new UpdateItemCommand({
         TableName: 'cached',
         Key: { id: { S: 'a' } },
@@ -71,12 +56,14 @@ describe('dynalite table cache', () => {
         ExpressionAttributeValues: { ':one': { N: '1' } },
       }),
     );
-    const got = await client.send(new GetItemCommand({ TableName: 'cached', Key: { id: { S: 'a' } } }));
+    const got = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'cached', Key: { id: { S: 'a' } } }),
+    );
 
     // Assess
     expect(got.Item).toEqual({ id: { S: 'a' }, count: { N: '2' } });
-    expect(dynamodb.tableCache.hits - before.hits).toBe(2);
-    expect(dynamodb.tableCache.misses).toBe(before.misses);
+    expect(dynalite.dynamodb.tableCache.hits - before.hits).toBe(2);
+    expect(dynalite.dynamodb.tableCache.misses).toBe(before.misses);
   });
 
   it('still fails a put whose condition does not hold, and leaves the item as it was', async () => {
@@ -89,7 +76,9 @@ describe('dynalite table cache', () => {
 
     // Assess
     await expect(second).rejects.toBeInstanceOf(ConditionalCheckFailedException);
-    const got = await client.send(new GetItemCommand({ TableName: 'conditional', Key: { id: { S: 'a' } } }));
+    const got = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'conditional', Key: { id: { S: 'a' } } }),
+    );
     expect(got.Item?.value).toEqual({ S: 'first' });
   });
 
@@ -97,22 +86,24 @@ describe('dynalite table cache', () => {
     // Prepare
     await createTable('updated', 'id');
     await putNew('updated', { id: { S: 'a' } });
-    const before = { ...dynamodb.tableCache };
+    const before = { ...dynalite.dynamodb.tableCache };
 
     // Act
-    await client.send(
+    await dynalite.client.send(
       new UpdateTableCommand({
         TableName: 'updated',
         BillingMode: 'PROVISIONED',
         ProvisionedThroughput: { ReadCapacityUnits: 3, WriteCapacityUnits: 4 },
       }),
     );
-    const got = await client.send(new GetItemCommand({ TableName: 'updated', Key: { id: { S: 'a' } } }));
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: 'updated' }));
+    const got = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'updated', Key: { id: { S: 'a' } } }),
+    );
+    const { Table } = await dynalite.client.send(new DescribeTableCommand({ TableName: 'updated' }));
 
     // Assess
     expect(got.Item).toEqual({ id: { S: 'a' } });
-    expect(dynamodb.tableCache.misses - before.misses).toBe(1);
+    expect(dynalite.dynamodb.tableCache.misses - before.misses).toBe(1);
     expect(Table?.BillingModeSummary?.BillingMode).toBe('PROVISIONED');
     expect(Table?.ProvisionedThroughput).toMatchObject({ ReadCapacityUnits: 3, WriteCapacityUnits: 4 });
   });
@@ -121,22 +112,24 @@ describe('dynalite table cache', () => {
     // Prepare
     await createTable('recreated', 'id');
     await putNew('recreated', { id: { S: 'a' } });
-    const hitsBefore = dynamodb.tableCache.hits;
-    await client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } }));
-    await client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } }));
-    expect(dynamodb.tableCache.hits).toBeGreaterThan(hitsBefore);
-    await client.send(new DeleteTableCommand({ TableName: 'recreated' }));
+    const hitsBefore = dynalite.dynamodb.tableCache.hits;
+    await dynalite.client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } }));
+    await dynalite.client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } }));
+    expect(dynalite.dynamodb.tableCache.hits).toBeGreaterThan(hitsBefore);
+    await dynalite.client.send(new DeleteTableCommand({ TableName: 'recreated' }));
 
     // Act
     const afterDelete = await failureOf(
-      client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } })),
+      dynalite.client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } })),
     );
     await createTable('recreated', 'name');
     const oldKey = await failureOf(
-      client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } })),
+      dynalite.client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } })),
     );
-    await client.send(new PutItemCommand({ TableName: 'recreated', Item: { name: { S: 'b' } } }));
-    const got = await client.send(new GetItemCommand({ TableName: 'recreated', Key: { name: { S: 'b' } } }));
+    await dynalite.client.send(new PutItemCommand({ TableName: 'recreated', Item: { name: { S: 'b' } } }));
+    const got = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'recreated', Key: { name: { S: 'b' } } }),
+    );
 
     // Assess
     expect(afterDelete).toBeInstanceOf(ResourceNotFoundException);
@@ -148,42 +141,29 @@ describe('dynalite table cache', () => {
     // Prepare
     await createTable('durable', 'id');
     await putNew('durable', { id: { S: 'a' } });
-    await dynamodb.stop();
 
     // Act
-    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    const restarted = dynaliteClientOf(dynamodb);
-    const got = await restarted.send(new GetItemCommand({ TableName: 'durable', Key: { id: { S: 'a' } } }));
-    client.destroy();
-    client = restarted;
+    await dynalite.restart();
+    const got = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'durable', Key: { id: { S: 'a' } } }),
+    );
 
     // Assess
     expect(got.Item).toEqual({ id: { S: 'a' } });
-    expect(dynamodb.tableCache).toEqual({ hits: 0, misses: 1 });
+    expect(dynalite.dynamodb.tableCache).toEqual({ hits: 0, misses: 1 });
   });
 });
 
 /** dynalite's parsed expressions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
 describe('dynalite expression memo', () => {
-  let dataDir: string;
-  let dynamodb: RunningDynamoDb;
-  let client: DynamoDBClient;
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'dynalite-expressions-'));
-    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = dynaliteClientOf(dynamodb);
-    await createActiveTable(client, {
+  const dynalite = useDynalite('dynalite-expressions-', (client) =>
+    createActiveTable(client, {
       TableName: 'memo',
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    });
-  });
-  afterAll(async () => {
-    client.destroy();
-    await dynamodb.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+    }),
+  );
 
   const failureOf = (call: Promise<unknown>) =>
     call.then(
@@ -192,7 +172,7 @@ describe('dynalite expression memo', () => {
     );
   /** The rate-limit update's shape: names in both expressions, the time in the values. */
   const take = (id: string, values: Record<string, { N: string } | { S: string }>) =>
-    client.send(
+    dynalite.client.send(
       new UpdateItemCommand({
         TableName: 'memo',
         Key: { id: { S: id } },
@@ -204,7 +184,7 @@ describe('dynalite expression memo', () => {
       }),
     );
   const between = (lower: string, upper: string) =>
-    client.send(
+    dynalite.client.send(
       new UpdateItemCommand({
         TableName: 'memo',
         Key: { id: { S: 'between' } },
@@ -217,7 +197,9 @@ describe('dynalite expression memo', () => {
 
   it("answers an expression parsed before with this call's values, and still checks its condition", async () => {
     // Prepare
-    await client.send(new PutItemCommand({ TableName: 'memo', Item: { id: { S: 'a' }, tat: { N: '0' } } }));
+    await dynalite.client.send(
+      new PutItemCommand({ TableName: 'memo', Item: { id: { S: 'a' }, tat: { N: '0' } } }),
+    );
     await take('a', { ':next': { N: '10' }, ':charge': { N: '1' }, ':now': { N: '5' } });
     const before = { ...expressionMemoCounts };
 
@@ -236,7 +218,9 @@ describe('dynalite expression memo', () => {
     expect(missing).toBeInstanceOf(ConditionalCheckFailedException);
     expect(expressionMemoCounts.hits - before.hits).toBe(6);
     expect(expressionMemoCounts.misses).toBe(before.misses);
-    const got = await client.send(new GetItemCommand({ TableName: 'memo', Key: { id: { S: 'a' } } }));
+    const got = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'memo', Key: { id: { S: 'a' } } }),
+    );
     expect(got.Item).toEqual({ id: { S: 'a' }, tat: { N: '30' }, cost: { N: '3' } });
   });
 
@@ -282,7 +266,7 @@ describe('dynalite expression memo', () => {
 
   it('parses a BETWEEN once, whatever bounds in order later calls bring', async () => {
     // Prepare
-    await client.send(
+    await dynalite.client.send(
       new PutItemCommand({ TableName: 'memo', Item: { id: { S: 'between' }, tat: { N: '0' } } }),
     );
     await between('0', '200');
@@ -299,14 +283,16 @@ describe('dynalite expression memo', () => {
     expect(later).toEqual([undefined, undefined, undefined]);
     expect(expressionMemoCounts.misses).toBe(before.misses);
     expect(expressionMemoCounts.hits - before.hits).toBe(6);
-    const got = await client.send(new GetItemCommand({ TableName: 'memo', Key: { id: { S: 'between' } } }));
+    const got = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'memo', Key: { id: { S: 'between' } } }),
+    );
     expect(got.Item?.tat).toEqual({ N: '-10' });
   });
 
   it(`keeps at most ${EXPRESSION_MEMO_SIZE} expressions, dropping the oldest`, async () => {
     // Prepare
     const projected = (n: number) =>
-      client.send(
+      dynalite.client.send(
         new GetItemCommand({
           TableName: 'memo',
           Key: { id: { S: 'a' } },

@@ -1,30 +1,19 @@
 import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
-  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itemIoCounts } from '../../../local/stack/dynalite-item-io';
-import { type RunningDynamoDb, startDynamoDb } from '../../../local/stack/dynamodb';
-import { createActiveTable, dynaliteClientOf } from '../../support/dynalite';
+import { createActiveTable, useDynalite } from '../../support/dynalite';
 
 /** dynalite's items read synchronously and written with their index entries in one batch (local/stack/dynalite-item-io.ts), seen through the SDK. */
 describe('dynalite item reads and writes', () => {
-  let dataDir: string;
-  let dynamodb: RunningDynamoDb;
-  let client: DynamoDBClient;
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'dynalite-item-io-'));
-    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = dynaliteClientOf(dynamodb);
-    await createActiveTable(client, {
+  const dynalite = useDynalite('dynalite-item-io-', (client) =>
+    createActiveTable(client, {
       TableName: 'entries',
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [
@@ -51,18 +40,13 @@ describe('dynalite item reads and writes', () => {
           Projection: { ProjectionType: 'ALL' },
         },
       ],
-    });
-  });
-  afterAll(async () => {
-    client.destroy();
-    await dynamodb.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+    }),
+  );
 
   /** The items of index `IndexName` whose hash key `name` holds `value`. */
   const queryIndex = async (IndexName: string, name: string, value: { S: string } | { N: string }) =>
     (
-      await client.send(
+      await dynalite.client.send(
         new QueryCommand({
           TableName: 'entries',
           IndexName,
@@ -75,7 +59,7 @@ describe('dynalite item reads and writes', () => {
   const byOwner = (owner: string) => queryIndex('byOwner', 'owner', { S: owner });
   const byAt = (at: string) => queryIndex('byAt', 'at', { N: at });
   const putNew = (id: string, owner: string, at: string) =>
-    client.send(
+    dynalite.client.send(
       new PutItemCommand({
         TableName: 'entries',
         Item: {
@@ -92,7 +76,7 @@ describe('dynalite item reads and writes', () => {
   it('reads items synchronously, with the same answers for items there and not there, and conditions checked', async () => {
     // Prepare
     const putPlain = (count: string) =>
-      client.send(
+      dynalite.client.send(
         new PutItemCommand({
           TableName: 'entries',
           Item: { id: { S: 'read' }, count: { N: count } },
@@ -103,12 +87,14 @@ describe('dynalite item reads and writes', () => {
     const before = itemIoCounts.synchronousReads;
 
     // Act
-    const there = await client.send(new GetItemCommand({ TableName: 'entries', Key: { id: { S: 'read' } } }));
-    const notThere = await client.send(
+    const there = await dynalite.client.send(
+      new GetItemCommand({ TableName: 'entries', Key: { id: { S: 'read' } } }),
+    );
+    const notThere = await dynalite.client.send(
       new GetItemCommand({ TableName: 'entries', Key: { id: { S: 'none' } } }),
     );
     const refused = await putPlain('2').catch((error: unknown) => error);
-    const updated = await client.send(
+    const updated = await dynalite.client.send(
       new UpdateItemCommand({
         TableName: 'entries',
         Key: { id: { S: 'read' } },
@@ -166,7 +152,7 @@ describe('dynalite item reads and writes', () => {
     await putNew('c', 'cid', '4');
 
     // Act
-    await client.send(
+    await dynalite.client.send(
       new UpdateItemCommand({
         TableName: 'entries',
         Key: { id: { S: 'c' } },
@@ -190,7 +176,7 @@ describe('dynalite item reads and writes', () => {
     const before = itemIoCounts.batchedWrites;
 
     // Act
-    await client.send(
+    await dynalite.client.send(
       new PutItemCommand({ TableName: 'entries', Item: { id: { S: 'plain' }, note: { S: 'n' } } }),
     );
 
@@ -204,7 +190,7 @@ describe('dynalite item reads and writes', () => {
     await putNew('e', 'eve', '6');
 
     // Act
-    await client.send(new DeleteItemCommand({ TableName: 'entries', Key: { id: { S: 'e' } } }));
+    await dynalite.client.send(new DeleteItemCommand({ TableName: 'entries', Key: { id: { S: 'e' } } }));
 
     // Assess
     expect(await byOwner('eve')).toEqual([]);
@@ -214,12 +200,9 @@ describe('dynalite item reads and writes', () => {
   it('keeps the item and its index entries across a restart on the same data dir', async () => {
     // Prepare
     await putNew('f', 'fay', '7');
-    client.destroy();
-    await dynamodb.stop();
 
     // Act
-    dynamodb = await startDynamoDb(dataDir, '127.0.0.1');
-    client = dynaliteClientOf(dynamodb);
+    await dynalite.restart();
 
     // Assess
     expect(await byOwner('fay')).toEqual([
