@@ -1,6 +1,6 @@
 /**
  * CPU per storage call of a sync run: the calls a run and the notifications worker make, through
- * the service's own clients (adapters/aws/clients.ts) against the embedded stack in this process,
+ * the service's own clients (adapters/aws/*-client.ts) against the embedded stack in this process,
  * one after the other as a lone run makes them. Prints the process's CPU time (user and system,
  * every thread: LevelDB works on libuv's pool) per call kind, per round, and the median of the rounds.
  *
@@ -23,7 +23,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, sqsClient } from '../adapters/aws/clients';
+import { dynamoDocumentClient } from '../adapters/aws/dynamodb-client';
+import { sqsClient } from '../adapters/aws/sqs-client';
 import {
   type InProcessResponse,
   inProcessDispatchOf,

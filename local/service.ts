@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { readSwitches } from '../core/config/switches';
 import { forgetAdminKey } from '../functions/http/admin-key';
-import { idTokenVerifier } from '../functions/wiring/identity';
+import { idTokenVerifier } from '../functions/wiring/id-tokens';
 import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';

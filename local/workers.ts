@@ -7,7 +7,7 @@
 import type { Context } from 'aws-lambda';
 import { taskWorkers } from '../catalog/execution-definition';
 import { type WorkerDefinition, workers } from '../catalog/routes';
-import { sqsClient } from '../adapters/aws/clients';
+import { sqsClient } from '../adapters/aws/sqs-client';
 import type { ExecutionRequest } from '../core/runs/types';
 import { localLambdaContext, startInvocationMetering } from './lambda-context';
 import { moduleUrlOf } from './modules';

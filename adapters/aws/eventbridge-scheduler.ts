@@ -20,7 +20,7 @@ import { ValidationError } from '../../core/errors';
 import type { JobMessage } from '../../core/jobs/types';
 import { eventBridgeExpression } from '../../core/schedules/cron';
 import type { Schedule, ScheduleRegistry } from '../../core/schedules/types';
-import { requireEnv } from './clients';
+import { requireEnv } from './require-env';
 import { withMetering } from '../metering';
 
 /** EventBridge's placeholder for a fire's nominal time, replaced in the target input at each fire. */

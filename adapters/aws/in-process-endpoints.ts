@@ -1,5 +1,5 @@
 /**
- * Where the SDK clients (./clients.ts) learn that an endpoint is an emulator in this process, and
+ * Where the SDK clients (./client-options.ts) learn that an endpoint is an emulator in this process, and
  * how to reach it. ./in-process-transport.ts installs itself here when it loads, which only the local
  * stack does: Lambda bundles, which never have such an emulator, do not carry the transport.
  */

@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/client-sfn';
 import { stateMachines } from '../../catalog/resources';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../core/runs/types';
-import { requireEnv, sfnClient } from './clients';
+import { requireEnv } from './require-env';
+import { sfnClient } from './sfn-client';
 
 export interface SfnExecutionStarterOptions {
   client: SFNClient;

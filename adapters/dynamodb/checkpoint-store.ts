@@ -5,7 +5,8 @@
  * and the item keeps that key (`checkpointBlobKey`).
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import type { CheckpointStore } from '../../core/runs/log';
 import {
   DynamoTable,

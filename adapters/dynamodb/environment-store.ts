@@ -10,7 +10,8 @@
  * ordered by name. An item is at most ~90 KB (a 64 KB value, base64url, plus the wrapped data key).
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import type { EnvironmentStore, EnvironmentVariableRecord } from '../../core/environment/types';
 import { DynamoTable, ENTITIES_TABLE_ENV, type Item, plain, queryAll, withoutAttributes } from './shared';
 

@@ -28,7 +28,8 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import { logRetention, logSummaryAttributes } from '../../catalog/resources';
 import { logPositionOf } from '../../core/logs/position';
 import type { LogIndex, LogRange, LogSummary, LogSummaryPage } from '../../core/logs/types';

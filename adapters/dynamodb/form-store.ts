@@ -13,7 +13,8 @@
  */
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { FormRecord, FormStore } from '../../core/forms/types';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import {
   DynamoTable,
   ENTITIES_TABLE_ENV,

@@ -18,7 +18,8 @@
  * listed by listOrganizations, but every other read finds them.
  */
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import { ConflictError } from '../../core/errors';
 import type {
   ApiKeyRecord,

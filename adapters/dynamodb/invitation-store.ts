@@ -6,7 +6,8 @@
  * | invitation | `INVITE#<id>`      | `INVITE` | `INVITES#ORG#<orgId>` or `INVITES#WS#<wsId>`    | `INVITE#<createdAt>#<id>`     |
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import type { Invitation, InvitationStore } from '../../core/invitations/types';
 import { DynamoTable, ENTITIES_TABLE_ENV, plain, queryAll, withoutAttributes } from './shared';
 

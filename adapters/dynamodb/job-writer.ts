@@ -5,7 +5,8 @@
  */
 import type { Job, JobStatus, JobStore, JobUpdate } from '../../core/jobs/types';
 import type { ExecutionRequest } from '../../core/runs/types';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import {
   DynamoTable,
   type DynamoTableWithBlobsOptions,

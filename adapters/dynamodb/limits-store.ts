@@ -35,7 +35,8 @@ import { BoundedMap } from '../../core/bounded-map';
 import type { User } from '../../core/identity/types';
 import type { LimitsStore, OwnerLimits, TakeOptions, TakeOutcome } from '../../core/limits/types';
 import { admitLimitInMs, type BucketRate, intervalInMs } from '../../core/limits/token-bucket';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import {
   DynamoTable,
   type DynamoTableOptions,

@@ -28,7 +28,8 @@ import type {
   NotificationRecord,
   NotificationStore,
 } from '../../core/notifications/types';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import {
   ENTITIES_TABLE_ENV,
   EXECUTIONS_TABLE_ENV,

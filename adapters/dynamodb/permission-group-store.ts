@@ -9,7 +9,8 @@
  * | permission group member   | `ORG#<id>`  | `PGMEMBER#<userId>`   |
  */
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import { ConflictError } from '../../core/errors';
 import type {
   PermissionGroup,

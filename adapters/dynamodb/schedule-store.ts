@@ -14,7 +14,8 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FireRecord, Schedule, ScheduleStore } from '../../core/schedules/types';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import {
   DynamoTable,
   ENTITIES_TABLE_ENV,

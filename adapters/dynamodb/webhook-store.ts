@@ -11,7 +11,8 @@
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookRecord, WebhookStore } from '../../core/webhooks/types';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import {
   DynamoTable,
   ENTITIES_TABLE_ENV,

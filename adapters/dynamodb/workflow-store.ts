@@ -13,7 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient, requireEnv } from '../aws/clients';
+import { dynamoDocumentClient } from '../aws/dynamodb-client';
+import { requireEnv } from '../aws/require-env';
 import { ConflictError } from '../../core/errors';
 import type { WorkflowGraph } from '../../core/engine/types';
 import type { Deployment, WorkflowRecord, WorkflowStore } from '../../core/workflows/types';

@@ -2,40 +2,42 @@
  * KeyWrapper on AWS KMS: GenerateDataKey (AES_256) for every encryption and Decrypt to unwrap, both
  * with the encryption context `{<contextKey>: <context>}` (the workspace id), so a wrapped data key
  * only unwraps for the workspace it was made for. KMS never sees the values, only data keys.
+ *
+ * The KMS SDK is loaded with the first wrap or unwrap, not with the module: the routes that carry
+ * the environment wiring mostly never decrypt, and their cold start should not pay for it.
  */
-import {
-  DecryptCommand,
-  GenerateDataKeyCommand,
-  InvalidCiphertextException,
-  KMSClient,
-} from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { keys } from '../../catalog/resources';
 import { type DataKey, type KeyWrapper, SecretDecryptionError } from '../../core/environment/envelope';
-import { requireEnv } from '../aws/clients';
+import { requireEnv } from '../aws/require-env';
+import { loadKmsSdk } from '../aws/sdk-on-demand';
 import { withMetering } from '../metering';
 
 export interface KmsKeyWrapperOptions {
-  client: KMSClient;
+  /** By default the process's client, made with the first call. */
+  client?: KMSClient;
   /** ARN of the customer-managed key; Decrypt is pinned to it. */
   keyArn: string;
   /** Name of the encryption context entry that carries the context. */
   contextKey: string;
 }
 
-let client: KMSClient | undefined;
+let processClient: Promise<KMSClient> | undefined;
 
 /** One client per process; region and credentials from the Lambda's environment. */
-export function kmsClient(): KMSClient {
-  client ??= withMetering(
-    new KMSClient({ region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1' }),
-    'KMS',
+function kmsClient(): Promise<KMSClient> {
+  processClient ??= loadKmsSdk().then(({ KMSClient }) =>
+    withMetering(
+      new KMSClient({ region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1' }),
+      'KMS',
+    ),
   );
-  return client;
+  return processClient;
 }
 
 export class KmsKeyWrapper implements KeyWrapper {
   readonly scheme = 'kms';
-  private readonly client: KMSClient;
+  private readonly client?: KMSClient;
   private readonly keyArn: string;
   private readonly contextKey: string;
 
@@ -48,14 +50,18 @@ export class KmsKeyWrapper implements KeyWrapper {
   /** The environment key: its ARN from `ENVIRONMENT_KEY_ARN`, the workspace id as context. */
   static environmentFromEnv(): KmsKeyWrapper {
     return new KmsKeyWrapper({
-      client: kmsClient(),
       keyArn: requireEnv(keys.environment.envVar),
       contextKey: keys.environment.encryptionContextKey,
     });
   }
 
+  private kms(): Promise<KMSClient> {
+    return this.client ? Promise.resolve(this.client) : kmsClient();
+  }
+
   async generateDataKey(context: string): Promise<DataKey> {
-    const result = await this.client.send(
+    const { GenerateDataKeyCommand } = await loadKmsSdk();
+    const result = await (await this.kms()).send(
       new GenerateDataKeyCommand({
         KeyId: this.keyArn,
         KeySpec: 'AES_256',
@@ -67,8 +73,9 @@ export class KmsKeyWrapper implements KeyWrapper {
   }
 
   async decryptDataKey(encrypted: Uint8Array, context: string): Promise<Uint8Array> {
+    const { DecryptCommand, InvalidCiphertextException } = await loadKmsSdk();
     try {
-      const result = await this.client.send(
+      const result = await (await this.kms()).send(
         new DecryptCommand({
           CiphertextBlob: encrypted,
           KeyId: this.keyArn,

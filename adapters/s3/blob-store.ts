@@ -1,17 +1,15 @@
 /**
  * Blob storage on S3: large execution data (trace spans, outputs, snapshots) kept behind a pointer, and
  * files handed out through presigned URLs. Works the same against AWS and the local stack's S3.
+ *
+ * The S3 SDK (client-s3 and the presigner) is loaded with the store's first call, not with the
+ * module: most routes that carry a blob store reach it only for graphs over the inline limit, and
+ * their cold start should not pay for requiring it.
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  NoSuchKey,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore } from '../../core/files/blob-store';
-import { s3Client } from '../aws/clients';
+import { s3Client } from '../aws/s3-client';
+import { loadS3Presigner, loadS3Sdk } from '../aws/sdk-on-demand';
 
 export type { BlobStore } from '../../core/files/blob-store';
 
@@ -28,8 +26,8 @@ export class S3BlobStore implements BlobStore {
 
   private ownUrl?: Promise<{ origin: string; pathPrefix: string }>;
 
-  private s3(): S3Client {
-    return this.client ?? s3Client();
+  private s3(): Promise<S3Client> {
+    return this.client ? Promise.resolve(this.client) : s3Client();
   }
 
   async putJson(key: string, value: unknown): Promise<void> {
@@ -41,22 +39,19 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.s3().send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    const { DeleteObjectCommand } = await loadS3Sdk();
+    await (await this.s3()).send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async getJson<T>(key: string): Promise<T | undefined> {
-    try {
-      const object = await this.s3().send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return JSON.parse(await object.Body!.transformToString('utf-8')) as T;
-    } catch (error) {
-      if (error instanceof NoSuchKey) return undefined;
-      throw error;
-    }
+    const bytes = await this.getBytes(key);
+    return bytes === undefined ? undefined : (JSON.parse(Buffer.from(bytes).toString('utf-8')) as T);
   }
 
   async getBytes(key: string): Promise<Uint8Array | undefined> {
+    const { GetObjectCommand, NoSuchKey } = await loadS3Sdk();
     try {
-      const object = await this.s3().send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const object = await (await this.s3()).send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       return await object.Body!.transformToByteArray();
     } catch (error) {
       if (error instanceof NoSuchKey) return undefined;
@@ -86,20 +81,23 @@ export class S3BlobStore implements BlobStore {
   }
 
   async putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
-    await this.s3().send(
+    const { PutObjectCommand } = await loadS3Sdk();
+    await (await this.s3()).send(
       new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),
     );
   }
 
-  presignGet(key: string, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.s3(), new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+  async presignGet(key: string, expiresInSeconds: number): Promise<string> {
+    const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([loadS3Sdk(), loadS3Presigner()]);
+    return getSignedUrl(await this.s3(), new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
       expiresIn: expiresInSeconds,
     });
   }
 
-  presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string> {
+  async presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string> {
+    const [{ PutObjectCommand }, { getSignedUrl }] = await Promise.all([loadS3Sdk(), loadS3Presigner()]);
     return getSignedUrl(
-      this.s3(),
+      await this.s3(),
       new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
       { expiresIn: expiresInSeconds },
     );

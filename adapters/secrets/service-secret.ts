@@ -3,8 +3,8 @@
  * in the secret's variable), or from the local stack's key file (its path in the local variable).
  */
 import { readFile } from 'node:fs/promises';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SecretDefinition } from '../../catalog/resources';
+import { loadSecretsManagerSdk } from '../aws/sdk-on-demand';
 
 const cache = new Map<string, Promise<Uint8Array>>();
 
@@ -34,6 +34,8 @@ export function serviceSecret(definition: SecretDefinition): () => Promise<Uint8
 }
 
 async function fromSecretsManager(arn: string): Promise<Uint8Array> {
+  // Read once per process, so the SDK is loaded then rather than with every cold start.
+  const { GetSecretValueCommand, SecretsManagerClient } = await loadSecretsManagerSdk();
   const answer = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
   if (!answer.SecretString) throw new Error(`Secret ${arn} is empty`);
   return new Uint8Array(Buffer.from(answer.SecretString, 'utf8'));

@@ -2,7 +2,8 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { queues } from '../../catalog/resources';
 import type { JobMessage, JobQueue } from '../../core/jobs/types';
-import { requireEnv, sqsClient } from '../aws/clients';
+import { requireEnv } from '../aws/require-env';
+import { sqsClient } from '../aws/sqs-client';
 import { sendMessage } from './message-sender';
 
 export class SqsJobQueue implements JobQueue {

@@ -11,7 +11,8 @@ import type {
   NotificationMessage,
   NotificationQueue,
 } from '../../core/notifications/types';
-import { requireEnv, sqsClient } from '../aws/clients';
+import { requireEnv } from '../aws/require-env';
+import { sqsClient } from '../aws/sqs-client';
 import { sendMessage } from './message-sender';
 
 /** SQS keeps a message invisible for at most 12 hours. */

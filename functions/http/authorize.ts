@@ -8,7 +8,8 @@ import { readSwitches } from '../../core/config/switches';
 import { UnauthorizedError } from '../../core/errors';
 import { bearerTokenOf, principalOfIdToken } from '../../core/identity/id-tokens';
 import type { Principal } from '../../core/identity/service';
-import { identityDeps, idTokenVerifier } from '../wiring/identity';
+import { identityDeps } from '../wiring/identity';
+import { idTokenVerifier } from '../wiring/id-tokens';
 import { type Authorizer, authenticateApiKey, authorizeBy } from './authorize-api-key';
 import { admitPrincipal, type RequestLimits } from './limits';
 

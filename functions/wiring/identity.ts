@@ -1,7 +1,5 @@
-import { requireEnv } from '../../adapters/aws/clients';
+import { requireEnv } from '../../adapters/aws/require-env';
 import { DynamoIdentityStore } from '../../adapters/dynamodb/identity-store';
-import { JoseIdTokenVerifier } from '../../adapters/oidc/id-token-verifier';
-import type { IdTokenVerifier } from '../../core/identity/id-tokens';
 import { ENTITIES_TABLE_ENV } from '../../adapters/dynamodb/shared';
 import type { IdentityDeps } from '../../core/identity/service';
 import { withLookupCache } from '../../core/identity/lookup-cache';
@@ -36,21 +34,4 @@ const identityStore = keptPerClient(
 
 export function identityDeps(): IdentityDeps {
   return { store: identityStore(), now: () => new Date() };
-}
-
-let verifier: { key: string; verifier: IdTokenVerifier } | undefined;
-
-/**
- * The verifier of the provider named by OIDC_ISSUER and OIDC_AUDIENCE, one per process so that its
- * discovery document and keys are fetched once; made anew only when the settings change (tests).
- */
-export function idTokenVerifier(env: Record<string, string | undefined> = process.env): IdTokenVerifier {
-  const issuer = env.OIDC_ISSUER?.trim();
-  const audience = env.OIDC_AUDIENCE?.trim();
-  if (!issuer || !audience) {
-    throw new Error('SSO_ENABLED is on but OIDC_ISSUER or OIDC_AUDIENCE is not set');
-  }
-  const key = `${issuer}\n${audience}`;
-  if (verifier?.key !== key) verifier = { key, verifier: new JoseIdTokenVerifier({ issuer, audience }) };
-  return verifier.verifier;
 }

@@ -1,4 +1,4 @@
-import { dynamoDocumentClient } from '../../adapters/aws/clients';
+import { dynamoDocumentClient } from '../../adapters/aws/dynamodb-client';
 
 /**
  * What `make` builds, kept for the process so that its cache serves every request, and built again

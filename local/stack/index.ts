@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { resetClients } from '../../adapters/aws/clients';
+import { resetClients } from '../../adapters/aws/client-options';
 import { ensureLocalKeyFile } from '../../adapters/kms/local-key-wrapper';
 import { buckets, keys, queues, secrets, stateMachines, tables } from '../../catalog/resources';
 import { LOCAL_REGION, localStateMachineArn } from './constants';

@@ -330,3 +330,70 @@ describe("the execute route's bundle", () => {
     expect(streamRun in require.cache).toBe(true);
   }, 60_000);
 });
+
+describe("a route's cold start", () => {
+  /** The AWS SDK client packages a fresh Node process has loaded once it has required the bundle. */
+  async function sdkClientsLoadedAtInit(id: string): Promise<string[]> {
+    const dir = fromProjectRoot(`dist/test-bundles/${id}-init`);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await writeFile(fromProjectRoot('dist/test-bundles/package.json'), '{"type": "commonjs"}\n');
+    const route = routes.find((candidate) => candidate.id === id) as RouteDefinition;
+    const index = await bundleFunctionTo(route, dir);
+    const probe = `require(process.argv[1]);
+      const loaded = new Set(Object.keys(require.cache).map((path) => /node_modules\\/(@aws-sdk\\/(?:client|lib)-[^/]+)\\//.exec(path)?.[1]).filter(Boolean));
+      process.stdout.write(JSON.stringify([...loaded].sort()));`;
+    const output = execFileSync(process.execPath, ['-e', probe, index], {
+      env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    });
+    return JSON.parse(output.toString()) as string[];
+  }
+
+  it.each([['getHealth'], ['listWorkflows'], ['listWebhooks'], ['adminUpdateOrganization']])(
+    '%s loads only the DynamoDB client at init: S3, KMS and Secrets Manager come with their first call',
+    async (id) => {
+      expect(await sdkClientsLoadedAtInit(id)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']);
+    },
+    60_000,
+  );
+
+  it("loads an on-demand SDK client in a bundle with require, sharing the bundle's copy of the SDK", async () => {
+    // Prepare
+    const dir = fromProjectRoot('dist/test-bundles/sdk-on-demand');
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await writeFile(fromProjectRoot('dist/test-bundles/package.json'), '{"type": "commonjs"}\n');
+    const index = await bundleFunctionTo(
+      { id: 'sdk-on-demand', entry: 'adapters/aws/sdk-on-demand.ts' },
+      dir,
+    );
+    const probe = `const loaders = require(process.argv[1]);
+      const before = Object.keys(require.cache).filter((path) => path.includes('@aws-sdk/client-')).length;
+      Promise.all([loaders.loadS3Sdk(), loaders.loadS3Presigner(), loaders.loadKmsSdk(), loaders.loadSecretsManagerSdk()]).then(([s3, presigner, kms, secrets]) => {
+        const packages = ['client-s3', 's3-request-presigner', 'client-kms', 'client-secrets-manager'];
+        const loaded = packages.filter((name) => Object.keys(require.cache).some((path) => path.includes('@aws-sdk/' + name + '/dist-cjs/')));
+        process.stdout.write(JSON.stringify({ before, classes: [typeof s3.S3Client, typeof presigner.getSignedUrl, typeof kms.KMSClient, typeof secrets.SecretsManagerClient], required: loaded }));
+      });`;
+
+    // Act
+    const output = JSON.parse(execFileSync(process.execPath, ['-e', probe, index]).toString());
+
+    // Assess
+    expect(output.before).toBe(0);
+    expect(output.classes).toEqual(['function', 'function', 'function', 'function']);
+    expect(output.required).toEqual([
+      'client-s3',
+      's3-request-presigner',
+      'client-kms',
+      'client-secrets-manager',
+    ]);
+  }, 60_000);
+
+  it('runWorkflow loads DynamoDB and Step Functions at init, which every run calls, and not S3', async () => {
+    expect(await sdkClientsLoadedAtInit('runWorkflow')).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/client-sfn',
+      '@aws-sdk/lib-dynamodb',
+    ]);
+  }, 60_000);
+});

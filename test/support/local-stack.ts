@@ -11,7 +11,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
-import { resetClients } from '../../adapters/aws/clients';
+import { resetClients } from '../../adapters/aws/client-options';
 import { applyEnv, type LocalStack, startLocalStack } from '../../local/stack';
 
 /** A fresh, empty data dir under the OS temporary dir. */
@@ -58,7 +58,7 @@ export interface StackClients {
   destroy(): void;
 }
 
-/** SDK clients bound to one stack's endpoints, configured as adapters/aws/clients.ts configures them. */
+/** SDK clients bound to one stack's endpoints, configured as adapters/aws/*-client.ts configures them. */
 export function clientsFor(stack: LocalStack): StackClients {
   const common = {
     region: stack.env.AWS_REGION,

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { dynamoDocumentClient } from '../../../adapters/aws/clients';
+import { dynamoDocumentClient } from '../../../adapters/aws/dynamodb-client';
 import { request, type Tenant, useLocalService } from '../../support/service';
 
 const service = useLocalService();

@@ -1,7 +1,7 @@
 /** The job workers that settle what Finalize could not: dead-lettered messages and runs that broke. */
 import type { Context } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { sqsClient } from '../../../adapters/aws/clients';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../../adapters/dynamodb/job-store';
 import { SqsJobQueue } from '../../../adapters/sqs/job-queue';

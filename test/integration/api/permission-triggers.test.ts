@@ -3,7 +3,7 @@
  * stream, manual run, webhook trigger, schedule, form), with ACCESS_CONTROL_ENABLED on and off.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sqsClient } from '../../../adapters/aws/clients';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { SqsJobQueue } from '../../../adapters/sqs/job-queue';
 import { block, edge, graphOf } from '../../../core/engine/builders';
 import type { WorkflowGraph } from '../../../core/engine/types';

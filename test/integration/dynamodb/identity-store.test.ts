@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DynamoIdentityStore } from '../../../adapters/dynamodb/identity-store';
-import { resetClients } from '../../../adapters/aws/clients';
+import { resetClients } from '../../../adapters/aws/client-options';
 import { ConflictError } from '../../../core/errors';
 import { newId } from '../../../core/ids';
 import type {

@@ -1,7 +1,7 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { dynamoDocumentClient } from '../../../adapters/aws/clients';
+import { dynamoDocumentClient } from '../../../adapters/aws/dynamodb-client';
 import { tables } from '../../../catalog/resources';
 import { useLocalStack } from '../../support/local-stack';
 

@@ -29,7 +29,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dynamoDocumentClient, resetClients, sqsClient } from '../../../adapters/aws/clients';
+import { dynamoDocumentClient } from '../../../adapters/aws/dynamodb-client';
+import { resetClients } from '../../../adapters/aws/client-options';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { dispatchOverPort, serveOverPort } from '../../../adapters/aws/cross-thread-transport';
 import type { InProcessRequest } from '../../../adapters/aws/in-process-transport';
 import { InProcessHttpHandler } from '../../../adapters/aws/in-process-transport';

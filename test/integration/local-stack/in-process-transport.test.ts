@@ -17,7 +17,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDocumentClient, s3Client, sqsClient } from '../../../adapters/aws/clients';
+import { dynamoDocumentClient } from '../../../adapters/aws/dynamodb-client';
+import { s3Client } from '../../../adapters/aws/s3-client';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import {
   InProcessHttpHandler,
   leanForInProcess,
@@ -26,7 +28,7 @@ import {
 } from '../../../adapters/aws/in-process-transport';
 import { clientsFor, type StackClients, useLocalStack } from '../../support/local-stack';
 
-/** The service's clients (adapters/aws/clients.ts) reach the stack's emulators without a socket. */
+/** The service's clients (adapters/aws/*-client.ts) reach the stack's emulators without a socket. */
 describe('in-process transport to the local stack', () => {
   const stack = useLocalStack();
   /** Clients over HTTP, as a process outside the stack's would reach it. */
@@ -44,7 +46,7 @@ describe('in-process transport to the local stack', () => {
     const handlers = {
       dynamodb: dynamoDocumentClient().config.requestHandler,
       sqs: sqsClient().config.requestHandler,
-      s3: s3Client().config.requestHandler,
+      s3: (await s3Client()).config.requestHandler,
     };
 
     // Assess

@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { sqsClient } from '../../../adapters/aws/clients';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { type MeteredEvent, subscribeMetered } from '../../../adapters/metering';
 import { SqsJobQueue } from '../../../adapters/sqs/job-queue';
 import { sendMessage } from '../../../adapters/sqs/message-sender';

@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { sqsClient } from '../../../adapters/aws/clients';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { type QueuePollerOptions, startQueuePoller } from '../../../local/stack/queue-poller';
 import { useLocalStack } from '../../support/local-stack';
 

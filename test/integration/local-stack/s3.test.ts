@@ -1,6 +1,6 @@
 import { GetBucketCorsCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { s3Client } from '../../../adapters/aws/clients';
+import { s3Client } from '../../../adapters/aws/s3-client';
 import { S3BlobStore } from '../../../adapters/s3/blob-store';
 import { useLocalStack } from '../../support/local-stack';
 
@@ -87,7 +87,7 @@ describe('local stack S3 and the S3 blob store', () => {
     // Act
     await store().putJson('executions/e1/trace.json', value);
     const back = await store().getJson<typeof value>('executions/e1/trace.json');
-    const head = await s3Client().send(
+    const head = await (await s3Client()).send(
       new HeadObjectCommand({ Bucket: stack().env.FILES_BUCKET, Key: 'executions/e1/trace.json' }),
     );
 
@@ -119,7 +119,9 @@ describe('local stack S3 and the S3 blob store', () => {
 
   it('gives the bucket a CORS rule for browser uploads with presigned URLs', async () => {
     // Act
-    const cors = await s3Client().send(new GetBucketCorsCommand({ Bucket: stack().env.FILES_BUCKET }));
+    const cors = await (await s3Client()).send(
+      new GetBucketCorsCommand({ Bucket: stack().env.FILES_BUCKET }),
+    );
     const preflight = await fetch(`${stack().endpoints.s3}/${stack().env.FILES_BUCKET}/uploads/x.png`, {
       method: 'OPTIONS',
       headers: {

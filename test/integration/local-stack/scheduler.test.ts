@@ -1,6 +1,6 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sqsClient } from '../../../adapters/aws/clients';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { DynamoScheduleStore } from '../../../adapters/dynamodb/schedule-store';
 import { queues } from '../../../catalog/resources';
 import { newId } from '../../../core/ids';

@@ -6,7 +6,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { sqsClient } from '../../../adapters/aws/clients';
+import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { queues } from '../../../catalog/resources';
 import { useLocalStack } from '../../support/local-stack';
 

@@ -9,7 +9,7 @@ import {
 } from '../../../core/identity/id-tokens';
 import type { IdentityDeps } from '../../../core/identity/service';
 import type { IdentityStore, User } from '../../../core/identity/types';
-import { idTokenVerifier } from '../../../functions/wiring/identity';
+import { idTokenVerifier } from '../../../functions/wiring/id-tokens';
 
 const ada: User = { id: 'usr_ada', email: 'ada@example.com', name: 'Ada', plan: 'free', createdAt: '' };
 

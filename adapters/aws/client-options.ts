@@ -1,0 +1,41 @@
+/**
+ * What every AWS SDK client of the service is made with. Each client has a module of its own
+ * (./dynamodb-client.ts, ./s3-client.ts, ./sqs-client.ts, ./sfn-client.ts), so that a Lambda
+ * bundle loads only the SDK packages of the clients it uses: requiring an SDK client package is
+ * most of a route's init (client-s3 alone about 30 ms). In AWS the clients use the Lambda's role
+ * and region; the local stack points them at its emulators through `DYNAMODB_ENDPOINT`,
+ * `S3_ENDPOINT`, `SQS_ENDPOINT` and `SFN_ENDPOINT`.
+ */
+import { inProcessClients } from './in-process-endpoints';
+
+export const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+
+/**
+ * Local emulators accept any credentials; giving some avoids the SDK's slow credential chain. An
+ * emulator running in this process is reached without a socket (./in-process-transport.ts).
+ */
+export function localOptions(endpoint: string | undefined) {
+  if (!endpoint) return {};
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  return { endpoint, credentials, ...inProcessClients()?.optionsFor(endpoint) };
+}
+
+export function leanForInProcess<C extends { middlewareStack: { remove(name: string): boolean } }>(
+  client: C,
+  endpoint: string | undefined,
+): C {
+  const clients = inProcessClients();
+  return clients && endpoint ? clients.lean(client, endpoint) : client;
+}
+
+const forgetters = new Set<() => void>();
+
+/** A client module registers how to forget its cached client. */
+export function onResetClients(forget: () => void): void {
+  forgetters.add(forget);
+}
+
+/** Forget cached clients; the local stack calls this after it changes endpoints (tests restart it). */
+export function resetClients(): void {
+  for (const forget of forgetters) forget();
+}

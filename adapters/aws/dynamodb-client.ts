@@ -1,0 +1,22 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withMetering } from '../metering';
+import { leanForInProcess, localOptions, onResetClients, region } from './client-options';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+onResetClients(() => {
+  documentClient = undefined;
+});
+
+export function dynamoDocumentClient(): DynamoDBDocumentClient {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  // The document client shares its plain client's config and middleware: one lean call serves both.
+  documentClient ??= leanForInProcess(
+    DynamoDBDocumentClient.from(
+      withMetering(new DynamoDBClient({ region: region(), ...localOptions(endpoint) }), 'DynamoDB'),
+      { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
+    ),
+    endpoint,
+  );
+  return documentClient;
+}

@@ -1,0 +1,16 @@
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { withMetering } from '../metering';
+import { localOptions, onResetClients, region } from './client-options';
+
+let sfn: SFNClient | undefined;
+onResetClients(() => {
+  sfn = undefined;
+});
+
+export function sfnClient(): SFNClient {
+  sfn ??= withMetering(
+    new SFNClient({ region: region(), ...localOptions(process.env.SFN_ENDPOINT) }),
+    'StepFunctions',
+  );
+  return sfn;
+}
