@@ -2,8 +2,10 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,28 @@ export async function createActiveTable(
   for (;;) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: input.TableName }));
     if (Table?.TableStatus === 'ACTIVE') return;
+  }
+}
+
+/**
+ * Deletes a table and waits until it is gone: dynalite answers DeleteTable while the table is
+ * DELETING and removes it a moment later, so a CreateTable of the same name sent at once can still
+ * find it (ResourceInUseException) on a busy machine. Gives up after `attempts` looks, leaving what
+ * follows to fail, so a table that is never forgotten fails the test rather than hanging it.
+ */
+export async function deleteGoneTable(
+  client: DynamoDBClient,
+  TableName: string,
+  attempts = 200,
+): Promise<void> {
+  await client.send(new DeleteTableCommand({ TableName }));
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return;
+      throw error;
+    }
   }
 }
 

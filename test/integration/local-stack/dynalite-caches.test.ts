@@ -1,6 +1,5 @@
 import {
   ConditionalCheckFailedException,
-  DeleteTableCommand,
   DescribeTableCommand,
   GetItemCommand,
   PutItemCommand,
@@ -15,7 +14,7 @@ import {
   expressionMemoCounts,
   withTableCache,
 } from '../../../local/stack/dynalite-caches';
-import { createActiveTable, useDynalite } from '../../support/dynalite';
+import { createActiveTable, deleteGoneTable, useDynalite } from '../../support/dynalite';
 
 /** dynalite's table descriptions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
 describe('dynalite table cache', () => {
@@ -116,7 +115,7 @@ describe('dynalite table cache', () => {
     await dynalite.client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } }));
     await dynalite.client.send(new GetItemCommand({ TableName: 'recreated', Key: { id: { S: 'a' } } }));
     expect(dynalite.dynamodb.tableCache.hits).toBeGreaterThan(hitsBefore);
-    await dynalite.client.send(new DeleteTableCommand({ TableName: 'recreated' }));
+    await deleteGoneTable(dynalite.client, 'recreated');
 
     // Act
     const afterDelete = await failureOf(
