@@ -6,6 +6,7 @@
  * and region; the local stack points them at its emulators through `DYNAMODB_ENDPOINT`,
  * `S3_ENDPOINT`, `SQS_ENDPOINT` and `SFN_ENDPOINT`.
  */
+import type { AwsService } from '../metering';
 import { inProcessClients } from './in-process-endpoints';
 
 export const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
@@ -38,4 +39,21 @@ export function onResetClients(forget: () => void): void {
 /** Forget cached clients; the local stack calls this after it changes endpoints (tests restart it). */
 export function resetClients(): void {
   for (const forget of forgetters) forget();
+}
+
+type ClientDecorator = <C extends { middlewareStack: unknown }>(client: C, service: AwsService) => C;
+let decorator: ClientDecorator | undefined;
+
+/**
+ * What the local stack adds to every SDK client the service makes: the metering of its billable
+ * calls for the cost model (adapters/metering.ts `withMetering`). In AWS nothing is installed, so
+ * the Lambda bundles carry no metering and their calls pass through no metering middleware.
+ */
+export function installClientDecorator(decorate: ClientDecorator | undefined): void {
+  decorator = decorate;
+}
+
+/** The client as the installed decorator leaves it; as it is when none is installed. */
+export function decorated<C extends { middlewareStack: unknown }>(client: C, service: AwsService): C {
+  return decorator ? decorator(client, service) : client;
 }

@@ -1,7 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { withMetering } from '../metering';
-import { leanForInProcess, localOptions, onResetClients, region } from './client-options';
+import { decorated, leanForInProcess, localOptions, onResetClients, region } from './client-options';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 onResetClients(() => {
@@ -13,7 +12,7 @@ export function dynamoDocumentClient(): DynamoDBDocumentClient {
   // The document client shares its plain client's config and middleware: one lean call serves both.
   documentClient ??= leanForInProcess(
     DynamoDBDocumentClient.from(
-      withMetering(new DynamoDBClient({ region: region(), ...localOptions(endpoint) }), 'DynamoDB'),
+      decorated(new DynamoDBClient({ region: region(), ...localOptions(endpoint) }), 'DynamoDB'),
       { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } },
     ),
     endpoint,

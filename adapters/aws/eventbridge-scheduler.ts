@@ -20,8 +20,8 @@ import { ValidationError } from '../../core/errors';
 import type { JobMessage } from '../../core/jobs/types';
 import { eventBridgeExpression } from '../../core/schedules/cron';
 import type { Schedule, ScheduleRegistry } from '../../core/schedules/types';
+import { decorated } from './client-options';
 import { requireEnv } from './require-env';
-import { withMetering } from '../metering';
 
 /** EventBridge's placeholder for a fire's nominal time, replaced in the target input at each fire. */
 export const SCHEDULED_TIME_PLACEHOLDER = '<aws.scheduler.scheduled-time>';
@@ -48,7 +48,7 @@ export class EventBridgeScheduleRegistry implements ScheduleRegistry {
   /** On the Lambda's role and region, with the catalogue's environment variables. */
   static fromEnv(): EventBridgeScheduleRegistry {
     const group = scheduleGroups.workflows;
-    client ??= withMetering(
+    client ??= decorated(
       new SchedulerClient({
         region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
       }),

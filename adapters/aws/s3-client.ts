@@ -1,6 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { withMetering } from '../metering';
-import { localOptions, onResetClients, region } from './client-options';
+import { decorated, localOptions, onResetClients, region } from './client-options';
 import { loadS3Sdk } from './sdk-on-demand';
 
 let s3: Promise<S3Client> | undefined;
@@ -15,7 +14,7 @@ onResetClients(() => {
  */
 export function s3Client(): Promise<S3Client> {
   s3 ??= loadS3Sdk().then(({ S3Client }) =>
-    withMetering(
+    decorated(
       new S3Client({
         region: region(),
         ...localOptions(process.env.S3_ENDPOINT),

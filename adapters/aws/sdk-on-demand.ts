@@ -12,6 +12,7 @@ type S3Sdk = typeof import('@aws-sdk/client-s3');
 type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');
 type KmsSdk = typeof import('@aws-sdk/client-kms');
 type SecretsManagerSdk = typeof import('@aws-sdk/client-secrets-manager');
+export type BedrockSdk = typeof import('@aws-sdk/client-bedrock-runtime');
 
 export const loadS3Sdk = (): Promise<S3Sdk> =>
   import.meta.url ? import('@aws-sdk/client-s3') : Promise.resolve(require('@aws-sdk/client-s3') as S3Sdk);
@@ -28,3 +29,8 @@ export const loadSecretsManagerSdk = (): Promise<SecretsManagerSdk> =>
   import.meta.url
     ? import('@aws-sdk/client-secrets-manager')
     : Promise.resolve(require('@aws-sdk/client-secrets-manager') as SecretsManagerSdk);
+
+export const loadBedrockSdk = (): Promise<BedrockSdk> =>
+  import.meta.url
+    ? import('@aws-sdk/client-bedrock-runtime')
+    : Promise.resolve(require('@aws-sdk/client-bedrock-runtime') as BedrockSdk);

@@ -1,6 +1,5 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { withMetering } from '../metering';
-import { localOptions, onResetClients, region } from './client-options';
+import { decorated, localOptions, onResetClients, region } from './client-options';
 
 let sfn: SFNClient | undefined;
 onResetClients(() => {
@@ -8,7 +7,7 @@ onResetClients(() => {
 });
 
 export function sfnClient(): SFNClient {
-  sfn ??= withMetering(
+  sfn ??= decorated(
     new SFNClient({ region: region(), ...localOptions(process.env.SFN_ENDPOINT) }),
     'StepFunctions',
   );

@@ -1,6 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { withMetering } from '../metering';
-import { leanForInProcess, localOptions, onResetClients, region } from './client-options';
+import { decorated, leanForInProcess, localOptions, onResetClients, region } from './client-options';
 
 let sqs: SQSClient | undefined;
 onResetClients(() => {
@@ -8,7 +7,7 @@ onResetClients(() => {
 });
 
 export function sqsClient(): SQSClient {
-  sqs ??= withMetering(
+  sqs ??= decorated(
     leanForInProcess(
       new SQSClient({ region: region(), ...localOptions(process.env.SQS_ENDPOINT) }),
       process.env.SQS_ENDPOINT,

@@ -9,9 +9,9 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { keys } from '../../catalog/resources';
 import { type DataKey, type KeyWrapper, SecretDecryptionError } from '../../core/environment/envelope';
+import { decorated } from '../aws/client-options';
 import { requireEnv } from '../aws/require-env';
 import { loadKmsSdk } from '../aws/sdk-on-demand';
-import { withMetering } from '../metering';
 
 export interface KmsKeyWrapperOptions {
   /** By default the process's client, made with the first call. */
@@ -27,7 +27,7 @@ let processClient: Promise<KMSClient> | undefined;
 /** One client per process; region and credentials from the Lambda's environment. */
 function kmsClient(): Promise<KMSClient> {
   processClient ??= loadKmsSdk().then(({ KMSClient }) =>
-    withMetering(
+    decorated(
       new KMSClient({ region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1' }),
       'KMS',
     ),

@@ -2,18 +2,17 @@
  * Amazon Bedrock through the official `@aws-sdk/client-bedrock-runtime`, with the Converse and
  * ConverseStream APIs (one request shape for every model family). Credentials come from the
  * client's default chain (the Lambda role in AWS); no API key is used. A structured answer is a tool
- * whose input schema is the schema, forced with `toolChoice`.
+ * whose input schema is the schema, forced with `toolChoice`. The SDK is loaded with the first
+ * Bedrock call, so the Step function's cold start does not pay for it (as for the other providers).
  */
-import {
+import type {
   BedrockRuntimeClient,
-  BedrockRuntimeServiceException,
-  type ContentBlock,
-  ConverseCommand,
-  type ConverseCommandInput,
-  ConverseStreamCommand,
-  type ConverseStreamOutput,
-  type TokenUsage,
+  ContentBlock,
+  ConverseCommandInput,
+  ConverseStreamOutput,
+  TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
+import { type BedrockSdk, loadBedrockSdk } from '../aws/sdk-on-demand';
 import type { ModelRequest, ModelResponse } from '../../core/engine/types';
 import { normalizeModelId } from '../../core/models/pricing';
 import { parseStructuredAnswer, structuredFormatOf } from '../../core/models/response-format';
@@ -46,9 +45,9 @@ function regionOf(request: ModelRequest, options: BedrockProviderOptions): strin
   return region;
 }
 
-function describeError(error: unknown, request: ModelRequest): ModelCallError {
+function describeError(error: unknown, request: ModelRequest, sdk: BedrockSdk): ModelCallError {
   if (error instanceof ModelCallError) return error;
-  if (error instanceof BedrockRuntimeServiceException) {
+  if (error instanceof sdk.BedrockRuntimeServiceException) {
     const status = error.$metadata?.httpStatusCode;
     const detail = error.message || 'no details';
     return new ModelCallError(
@@ -117,16 +116,16 @@ const streamErrors = [
 
 export function createBedrockProvider(options: BedrockProviderOptions = {}): ModelProvider {
   const clients = new ClientCache<BedrockRuntimeClient>();
-  const create = options.clientFor ?? ((region: string) => new BedrockRuntimeClient({ region }));
 
   async function once(
+    sdk: BedrockSdk,
     client: BedrockRuntimeClient,
     request: ModelRequest,
     input: ConverseCommandInput,
     toolName: string | undefined,
     signal: AbortSignal,
   ): Promise<ModelResponse> {
-    const output = await client.send(new ConverseCommand(input), { abortSignal: signal });
+    const output = await client.send(new sdk.ConverseCommand(input), { abortSignal: signal });
     const blocks: ContentBlock[] = output.output?.message?.content ?? [];
     const text = blocks.map((block) => block.text ?? '').join('');
     const tokens = tokensOf(output.usage);
@@ -137,6 +136,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Mod
   }
 
   async function streamed(
+    sdk: BedrockSdk,
     client: BedrockRuntimeClient,
     request: ModelRequest,
     input: ConverseCommandInput,
@@ -144,7 +144,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Mod
     signal: AbortSignal,
     onChunk: (text: string) => void,
   ): Promise<ModelResponse> {
-    const output = await client.send(new ConverseStreamCommand(input), { abortSignal: signal });
+    const output = await client.send(new sdk.ConverseStreamCommand(input), { abortSignal: signal });
     let text = '';
     let toolJson = '';
     let usage: TokenUsage | undefined;
@@ -176,14 +176,17 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Mod
   return {
     async complete(request, signal) {
       const region = regionOf(request, options);
-      const client = clients.get(region, () => create(region));
+      const sdk = await loadBedrockSdk();
+      const client = clients.get(region, () =>
+        options.clientFor ? options.clientFor(region) : new sdk.BedrockRuntimeClient({ region }),
+      );
       const { input, toolName } = inputOf(request);
       try {
         return request.onChunk
-          ? await streamed(client, request, input, toolName, signal, request.onChunk)
-          : await once(client, request, input, toolName, signal);
+          ? await streamed(sdk, client, request, input, toolName, signal, request.onChunk)
+          : await once(sdk, client, request, input, toolName, signal);
       } catch (error) {
-        throw describeError(error, request);
+        throw describeError(error, request, sdk);
       }
     },
   };

@@ -20,7 +20,8 @@ import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { resetClients } from '../../adapters/aws/client-options';
+import { installClientDecorator, resetClients } from '../../adapters/aws/client-options';
+import { withMetering } from '../../adapters/metering';
 import { ensureLocalKeyFile } from '../../adapters/kms/local-key-wrapper';
 import { buckets, keys, queues, secrets, stateMachines, tables } from '../../catalog/resources';
 import { LOCAL_REGION, localStateMachineArn } from './constants';
@@ -29,6 +30,9 @@ import { ensureQueues, ensureTables } from './catalogue-resources';
 import { type EmulatorThread, startEmulatorThread } from './emulator-thread';
 import type { RunningService } from './http-server';
 import { ensureBuckets, LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY, startS3 } from './s3';
+
+// Every SDK client the service makes beside the local stack is metered, for the cost model (bench/cost/).
+installClientDecorator(withMetering);
 
 export { LOCAL_ACCOUNT_ID, LOCAL_REGION, localStateMachineArn } from './constants';
 

@@ -105,6 +105,14 @@ describe('function bundles', () => {
     }
   });
 
+  it("never carry the local stack's metering of SDK calls, which only the cost model reads", () => {
+    for (const [id, { metafile }] of built) {
+      // Assess
+      const output = Object.values(metafile.outputs).find((candidate) => candidate.entryPoint);
+      expect(output?.inputs['adapters/metering.ts']?.bytesInOutput ?? 0, id).toBe(0);
+    }
+  });
+
   it('load from beside them only packages loaded on demand', () => {
     for (const fn of functions) {
       // Assess
@@ -331,15 +339,15 @@ describe("the execute route's bundle", () => {
   }, 60_000);
 });
 
-describe("a route's cold start", () => {
-  /** The AWS SDK client packages a fresh Node process has loaded once it has required the bundle. */
+describe("a function's cold start", () => {
+  /** The AWS SDK client packages a fresh Node process has loaded once it has required the function's bundle. */
   async function sdkClientsLoadedAtInit(id: string): Promise<string[]> {
     const dir = fromProjectRoot(`dist/test-bundles/${id}-init`);
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     await writeFile(fromProjectRoot('dist/test-bundles/package.json'), '{"type": "commonjs"}\n');
-    const route = routes.find((candidate) => candidate.id === id) as RouteDefinition;
-    const index = await bundleFunctionTo(route, dir);
+    const fn = functions.find((candidate) => candidate.id === id) as RouteDefinition | WorkerDefinition;
+    const index = await bundleFunctionTo({ id, entry: fn.entry }, dir);
     const probe = `require(process.argv[1]);
       const loaded = new Set(Object.keys(require.cache).map((path) => /node_modules\\/(@aws-sdk\\/(?:client|lib)-[^/]+)\\//.exec(path)?.[1]).filter(Boolean));
       process.stdout.write(JSON.stringify([...loaded].sort()));`;
@@ -369,10 +377,10 @@ describe("a route's cold start", () => {
     );
     const probe = `const loaders = require(process.argv[1]);
       const before = Object.keys(require.cache).filter((path) => path.includes('@aws-sdk/client-')).length;
-      Promise.all([loaders.loadS3Sdk(), loaders.loadS3Presigner(), loaders.loadKmsSdk(), loaders.loadSecretsManagerSdk()]).then(([s3, presigner, kms, secrets]) => {
-        const packages = ['client-s3', 's3-request-presigner', 'client-kms', 'client-secrets-manager'];
+      Promise.all([loaders.loadS3Sdk(), loaders.loadS3Presigner(), loaders.loadKmsSdk(), loaders.loadSecretsManagerSdk(), loaders.loadBedrockSdk()]).then(([s3, presigner, kms, secrets, bedrock]) => {
+        const packages = ['client-s3', 's3-request-presigner', 'client-kms', 'client-secrets-manager', 'client-bedrock-runtime'];
         const loaded = packages.filter((name) => Object.keys(require.cache).some((path) => path.includes('@aws-sdk/' + name + '/dist-cjs/')));
-        process.stdout.write(JSON.stringify({ before, classes: [typeof s3.S3Client, typeof presigner.getSignedUrl, typeof kms.KMSClient, typeof secrets.SecretsManagerClient], required: loaded }));
+        process.stdout.write(JSON.stringify({ before, classes: [typeof s3.S3Client, typeof presigner.getSignedUrl, typeof kms.KMSClient, typeof secrets.SecretsManagerClient, typeof bedrock.BedrockRuntimeClient], required: loaded }));
       });`;
 
     // Act
@@ -380,12 +388,21 @@ describe("a route's cold start", () => {
 
     // Assess
     expect(output.before).toBe(0);
-    expect(output.classes).toEqual(['function', 'function', 'function', 'function']);
+    expect(output.classes).toEqual(['function', 'function', 'function', 'function', 'function']);
     expect(output.required).toEqual([
       'client-s3',
       's3-request-presigner',
       'client-kms',
       'client-secrets-manager',
+      'client-bedrock-runtime',
+    ]);
+  }, 60_000);
+
+  it('executionStep loads no model provider at init: Bedrock comes with the first Bedrock call', async () => {
+    expect(await sdkClientsLoadedAtInit('executionStep')).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/client-sfn',
+      '@aws-sdk/lib-dynamodb',
     ]);
   }, 60_000);
 
