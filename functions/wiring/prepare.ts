@@ -5,7 +5,7 @@
  */
 import type { PrepareDeps } from '../../core/runs/prepare';
 import { deploymentReader } from './deployments';
-import { syncBudgetInMs } from './execution';
+import { syncBudgetInMs } from './sync-budget';
 import { fileDeps } from './files';
 import { accessPolicyOf } from './permissions';
 import { workflowDeps, workflowRecords } from './workflows';

@@ -9,7 +9,8 @@ import { prepareRun } from '../../core/runs/prepare';
 import { streamRunFile } from '../../catalog/route-definition';
 import { executionBucketOf } from '../http/limits';
 import { streamingHttpRoute } from '../http/streaming-route';
-import { executionStarter, syncBudgetInMs } from '../wiring/execution';
+import { executionStarter } from '../wiring/execution';
+import { syncBudgetInMs } from '../wiring/sync-budget';
 import { prepareDeps } from '../wiring/prepare';
 import { enqueueDeps } from '../wiring/jobs';
 

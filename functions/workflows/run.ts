@@ -3,7 +3,8 @@ import { withinSyncDeadline } from '../../core/runs/deadline';
 import { prepareRun } from '../../core/runs/prepare';
 import type { JsonResponse } from '../http/responses';
 import { httpRoute } from '../http/route';
-import { executionStarter, syncBudgetInMs } from '../wiring/execution';
+import { executionStarter } from '../wiring/execution';
+import { syncBudgetInMs } from '../wiring/sync-budget';
 import { prepareDeps } from '../wiring/prepare';
 
 /** A run by hand: answered like a sync execute, logged with trigger `manual`. */
