@@ -20,7 +20,7 @@ import { ValidationError } from '../../core/errors';
 import type { JobMessage } from '../../core/jobs/types';
 import { eventBridgeExpression } from '../../core/schedules/cron';
 import type { Schedule, ScheduleRegistry } from '../../core/schedules/types';
-import { decorated } from './client-options';
+import { decorated, region } from './client-options';
 import { requireEnv } from './require-env';
 
 /** EventBridge's placeholder for a fire's nominal time, replaced in the target input at each fire. */
@@ -50,7 +50,7 @@ export class EventBridgeScheduleRegistry implements ScheduleRegistry {
     const group = scheduleGroups.workflows;
     client ??= decorated(
       new SchedulerClient({
-        region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+        region: region(),
       }),
       'Scheduler',
     );

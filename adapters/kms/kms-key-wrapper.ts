@@ -9,7 +9,7 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { keys } from '../../catalog/resources';
 import { type DataKey, type KeyWrapper, SecretDecryptionError } from '../../core/environment/envelope';
-import { decorated } from '../aws/client-options';
+import { decorated, region } from '../aws/client-options';
 import { requireEnv } from '../aws/require-env';
 import { loadKmsSdk } from '../aws/sdk-on-demand';
 
@@ -27,10 +27,7 @@ let processClient: Promise<KMSClient> | undefined;
 /** One client per process; region and credentials from the Lambda's environment. */
 function kmsClient(): Promise<KMSClient> {
   processClient ??= loadKmsSdk().then(({ KMSClient }) =>
-    decorated(
-      new KMSClient({ region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1' }),
-      'KMS',
-    ),
+    decorated(new KMSClient({ region: region() }), 'KMS'),
   );
   return processClient;
 }
