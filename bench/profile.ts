@@ -1,3 +1,21 @@
+/**
+ * `npm run bench:profile`: a CPU profile of the service answering sync runs of the 3-block
+ * workflow (start → function → response), and where that time goes, layer by layer.
+ *
+ * The service runs in its own process (bench/servers.ts), which samples its CPU (the V8 profiler,
+ * as `node --cpu-prof` does) from the moment it is ready until it is stopped, so that starting the
+ * stack and making the tenants stay out of it; the load comes from this process (1 client, then
+ * 16). Each sample is charged to the innermost frame of the project or of a dependency on its
+ * stack (so Node's own HTTP and stream code counts for whoever called it), and that frame to a layer.
+ *
+ *   npm run bench:profile                      3,000 runs per concurrency
+ *   BENCH_REQUESTS=600 npm run bench:profile   fewer
+ *   npm run bench:profile -- async             500 async jobs (BENCH_ASYNC_JOBS) at 16 clients, polled to the end
+ *   npm run bench:profile -- <file.cpuprofile> [--runs <n>]   only the table, of a profile taken before
+ *
+ * The .cpuprofile is kept under bench/results/ (open it in Chrome DevTools or speedscope for the
+ * flame graph); the table goes to the terminal and to bench/results/profile.md.
+ */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runAsyncLoad } from './async';

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { SecretDefinition } from '../../catalog/resources';
-import { loadSecretsManagerSdk } from '../aws/sdk-on-demand';
+import { secretStringOf } from './secret-string';
 
 const cache = new Map<string, Promise<Uint8Array>>();
 
@@ -24,19 +24,11 @@ export function serviceSecret(definition: SecretDefinition): () => Promise<Uint8
     if (!value) {
       value = file
         ? readFile(file).then((bytes) => new Uint8Array(bytes))
-        : fromSecretsManager(arn as string);
+        : secretStringOf(arn as string).then((text) => new Uint8Array(Buffer.from(text, 'utf8')));
       // A failed read is tried again by the next request rather than cached.
       value.catch(() => cache.delete(id));
       cache.set(id, value);
     }
     return value;
   };
-}
-
-async function fromSecretsManager(arn: string): Promise<Uint8Array> {
-  // Read once per process, so the SDK is loaded then rather than with every cold start.
-  const { GetSecretValueCommand, SecretsManagerClient } = await loadSecretsManagerSdk();
-  const answer = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
-  if (!answer.SecretString) throw new Error(`Secret ${arn} is empty`);
-  return new Uint8Array(Buffer.from(answer.SecretString, 'utf8'));
 }

@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { loadSecretsManagerSdk } from '../../adapters/aws/sdk-on-demand';
+import { secretStringOf } from '../../adapters/secrets/secret-string';
 import { UnauthorizedError } from '../../core/errors';
 
 let expected: Promise<string> | undefined;
@@ -10,11 +10,7 @@ function expectedAdminKey(): Promise<string> {
     if (process.env.ADMIN_API_KEY) return process.env.ADMIN_API_KEY;
     const secretId = process.env.ADMIN_API_KEY_SECRET_ARN;
     if (!secretId) throw new Error('Neither ADMIN_API_KEY nor ADMIN_API_KEY_SECRET_ARN is set');
-    // Loaded with the first admin request: every route authorizes, few take the admin key.
-    const { GetSecretValueCommand, SecretsManagerClient } = await loadSecretsManagerSdk();
-    const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }));
-    if (!secret.SecretString) throw new Error('The admin key secret is empty');
-    return secret.SecretString;
+    return secretStringOf(secretId);
   })();
   expected.catch(() => {
     expected = undefined;

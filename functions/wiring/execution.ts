@@ -4,10 +4,7 @@
  */
 import { SfnExecutionStarter } from '../../adapters/aws/sfn-execution-starter';
 import type { ExecutionStarter } from '../../core/runs/types';
-import { deploymentReader } from './deployments';
 import { overrides } from './overrides';
-
-export { deploymentReader };
 
 export function executionStarter(): ExecutionStarter {
   return overrides.executionStarter ?? SfnExecutionStarter.fromEnv();
