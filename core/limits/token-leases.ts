@@ -19,6 +19,7 @@
 import type { User } from '../identity/types';
 import { type BucketRate, remainingAt } from './token-bucket';
 import { roundedUsd } from '../money';
+import type { LimitsStore } from './types';
 
 export interface TokenLeaseOptions {
   /** The most tokens of one bucket this process holds or is taking ahead; 0 leases none. */
@@ -177,5 +178,26 @@ export class TokenLeases {
       this.buckets.set(key, bucket);
     }
     return bucket;
+  }
+}
+
+/**
+ * Gives back to the store the charges of the leased tokens that expired unused (`sweep`); a refund
+ * whose store cannot be made or reached now is kept for the next sweep. The store is made only when
+ * something is due.
+ */
+export async function giveBackExpired(
+  leases: TokenLeases,
+  storeOf: () => Pick<LimitsStore, 'charge'>,
+  nowInMs: number,
+): Promise<void> {
+  let store: Pick<LimitsStore, 'charge'> | undefined;
+  for (const refund of leases.sweep(nowInMs)) {
+    try {
+      store ??= storeOf();
+      await store.charge(refund.ownerKey, refund.period, -refund.usd);
+    } catch {
+      leases.addRefund(refund);
+    }
   }
 }

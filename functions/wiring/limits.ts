@@ -4,7 +4,7 @@ import { type LimitsConfig, limitsConfigFrom } from '../../core/limits/plans';
 import type { Principal } from '../../core/identity/service';
 import { type LimitsBlock, type LimitsDeps, limitOwnerOf, limitsBlock } from '../../core/limits/service';
 import { onOwnerChanged } from '../../core/limits/owner-changes';
-import { TokenLeases } from '../../core/limits/token-leases';
+import { giveBackExpired, TokenLeases } from '../../core/limits/token-leases';
 import type { RequestLimits } from '../http/limits';
 
 let cached: { source: string; config: LimitsConfig } | undefined;
@@ -57,23 +57,9 @@ function tokenLeases(): TokenLeases | undefined {
 
 function startLeases(maxTokens: number): TokenLeases {
   const started = new TokenLeases({ maxTokens, lifetimeInMs: 1_000 });
-  setInterval(giveBackExpired, 1_000, started).unref();
+  setInterval(() => giveBackExpired(started, () => DynamoLimitsStore.fromEnv(), Date.now()), 1_000).unref();
   onOwnerChanged((ownerKey) => started.forgetOwner(ownerKey));
   return started;
-}
-
-async function giveBackExpired(from: TokenLeases): Promise<void> {
-  const due = from.sweep(Date.now());
-  let store: DynamoLimitsStore | undefined;
-  for (const refund of due) {
-    try {
-      store ??= DynamoLimitsStore.fromEnv();
-      await store.charge(refund.ownerKey, refund.period, -refund.usd);
-    } catch {
-      // Kept for the next sweep when the store cannot be reached now.
-      from.addRefund(refund);
-    }
-  }
 }
 
 /** USD charged to every run on top of its model costs; `BASE_CHARGE_PER_RUN_USD`, default 0.001. */

@@ -174,20 +174,6 @@ describe('takeToken with token leases', () => {
     expect(store.writes).toBeLessThan(20);
   });
 
-  it('admits exactly the burst of 120 and refuses the 121st, as without leases', async () => {
-    // Prepare
-    const { deps } = leasing();
-
-    // Act
-    const burst = await takeMany(deps, freeOwner, 'sync', 120);
-    const refused = await takeToken(deps, freeOwner, 'sync');
-
-    // Assess
-    expect(burst.admitted).toBe(120);
-    expect(refused.admitted).toBe(false);
-    expect(refused.state.retryAfterInSeconds).toBe(1);
-  });
-
   it('takes nothing ahead for a request that comes alone', async () => {
     // Prepare
     const { deps, store, clock } = leasing();
@@ -275,20 +261,26 @@ describe('takeToken with token leases', () => {
 });
 
 describe('takeToken', () => {
-  it('admits a full free sync burst of 120 at once and refuses the 121st for one second', async () => {
-    // Prepare
-    const { deps } = setup();
+  it.each([
+    ['', () => setup()],
+    [', with token leases', () => setup([], new TokenLeases({ maxTokens: 16, lifetimeInMs: 1000 }))],
+  ])(
+    'admits a full free sync burst of 120 at once and refuses the 121st for one second%s',
+    async (_, made) => {
+      // Prepare
+      const { deps } = made();
 
-    // Act
-    const burst = await takeMany(deps, freeOwner, 'sync', 120);
-    const refused = await takeToken(deps, freeOwner, 'sync');
+      // Act
+      const burst = await takeMany(deps, freeOwner, 'sync', 120);
+      const refused = await takeToken(deps, freeOwner, 'sync');
 
-    // Assess
-    expect(burst.admitted).toBe(120);
-    expect(refused.admitted).toBe(false);
-    expect(refused.state.remaining).toBe(0);
-    expect(refused.state.retryAfterInSeconds).toBe(1);
-  });
+      // Assess
+      expect(burst.admitted).toBe(120);
+      expect(refused.admitted).toBe(false);
+      expect(refused.state.remaining).toBe(0);
+      expect(refused.state.retryAfterInSeconds).toBe(1);
+    },
+  );
 
   it('refills exactly 30 tokens after 30 seconds idle', async () => {
     // Prepare

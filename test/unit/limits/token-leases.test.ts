@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LeasedToken, TokenLeases } from '../../../core/limits/token-leases';
+import { giveBackExpired, type LeasedToken, TokenLeases } from '../../../core/limits/token-leases';
 
 const rate = { requestsPerMinute: 600, maxBurst: 1000 };
 const t0 = Date.parse('2026-11-28T12:00:00.000Z');
@@ -174,5 +174,50 @@ describe('TokenLeases', () => {
     // Assess
     expect(swept).toEqual([{ ownerKey: 'user#u1', period: '2026-11', usd: 0.003 }]);
     expect(leases.sweep(t0 + 1000)).toEqual(swept);
+  });
+});
+
+describe('giveBackExpired', () => {
+  it('writes the charges of expired tokens back to the store, negated, and nothing when none is due', async () => {
+    // Prepare
+    const leases = leasesWith(3);
+    leases.settle('b', 0, t0, [tokenAt(t0 + 1000, 0.003)]);
+    const charges: [string, string, number][] = [];
+    const store = {
+      charge: async (ownerKey: string, period: string, usd: number) => {
+        charges.push([ownerKey, period, usd]);
+        return { tatInMs: {}, periodCostUsd: 0 };
+      },
+    };
+    let storesMade = 0;
+    const storeOf = () => {
+      storesMade++;
+      return store;
+    };
+
+    // Act
+    await giveBackExpired(leases, storeOf, t0 + 500);
+    await giveBackExpired(leases, storeOf, t0 + 1000);
+
+    // Assess
+    expect(charges).toEqual([['user#u1', '2026-11', -0.003]]);
+    expect(storesMade).toBe(1);
+    expect(leases.outstandingUsd('user#u1', '2026-11')).toBe(0);
+  });
+
+  it('keeps a refund the store refused for the next sweep, still left out of the cost shown', async () => {
+    // Prepare
+    const leases = leasesWith(3);
+    leases.settle('b', 0, t0, [tokenAt(t0 + 1000, 0.003)]);
+    const unreachable = () => {
+      throw new Error('Environment variable LIMITS_TABLE is not set');
+    };
+
+    // Act
+    await giveBackExpired(leases, unreachable, t0 + 1000);
+
+    // Assess
+    expect(leases.outstandingUsd('user#u1', '2026-11')).toBe(0.003);
+    expect(leases.sweep(t0 + 2000)).toEqual([{ ownerKey: 'user#u1', period: '2026-11', usd: 0.003 }]);
   });
 });
