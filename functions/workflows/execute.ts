@@ -28,7 +28,9 @@ export async function loadStreamedRuns(): Promise<StreamedRuns> {
     const sibling = `./${streamRunFile}`;
     return require(sibling) as StreamedRuns;
   }
-  const source = new URL('./stream-run.ts', import.meta.url).href;
+  // Beside this module with its own extension: `.ts` in the sources, `.js` in the compiled server.
+  const extension = import.meta.url.slice(import.meta.url.lastIndexOf('.'));
+  const source = new URL(`./stream-run${extension}`, import.meta.url).href;
   return (await import(source)) as StreamedRuns;
 }
 
