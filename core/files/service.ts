@@ -4,7 +4,6 @@
  * the service keeps, only within its own workspace), turn a run's file inputs into file objects,
  * and hand out upload URLs for files too large for a request body.
  */
-import { randomBytes } from 'node:crypto';
 import type { InputField } from '../engine/types';
 import type { HttpClient } from '../net/http';
 import { ValidationError } from '../errors';
@@ -14,6 +13,7 @@ import type { IdentityStore } from '../identity/types';
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../net/errors';
 import type { BlobStore } from './blob-store';
 import { type FileSource, fileSourcesOf, tooLarge } from './inputs';
+import { newFileKey, parseFileKey, uploadsFolder } from './keys';
 import { type FileContent, type FileObject, type FileScope, maxFileBytes } from './types';
 
 export interface FileDeps {
@@ -30,23 +30,7 @@ export type FileUrlDeps = Pick<FileDeps, 'blobs' | 'urlExpiryInSeconds'>;
 export const defaultUrlExpiryInSeconds = 3600;
 const fetchTimeoutInMs = 30_000;
 
-/** 128 random bits: a file's key cannot be guessed from anything a caller knows. */
-function newFileId(): string {
-  return `file_${randomBytes(16).toString('hex')}`;
-}
-
-/** Keeps a name readable in a key and in Content-Disposition, with nothing that changes the path. */
-export function safeFileName(name: string): string {
-  const cleaned = name
-    .replace(/[^A-Za-z0-9._ -]/g, '_')
-    .replace(/^[. ]+/, '')
-    .slice(0, 120);
-  return cleaned === '' ? 'file' : cleaned;
-}
-
-function workspacePrefix(workspaceId: string): string {
-  return `files/${workspaceId}/`;
-}
+export { safeFileName } from './keys';
 
 async function fileObjectOf(
   deps: FileUrlDeps,
@@ -57,8 +41,7 @@ async function fileObjectOf(
 
 export async function storeFile(deps: FileDeps, scope: FileScope, content: FileContent): Promise<FileObject> {
   if (content.bytes.length > maxFileBytes) throw tooLarge(content.name);
-  const id = newFileId();
-  const key = `${workspacePrefix(scope.workspaceId)}${scope.executionId}/${id}/${safeFileName(content.name)}`;
+  const { id, key } = newFileKey(scope.workspaceId, scope.executionId, content.name);
   await deps.blobs.putBytes(key, content.bytes, content.type);
   return fileObjectOf(deps, { id, key, name: content.name, type: content.type, size: content.bytes.length });
 }
@@ -68,18 +51,30 @@ function notFound(path: string): ValidationError {
   return new ValidationError(`File input "${path}": ${message}`, [{ path, message }]);
 }
 
+function notAFileKey(path: string): ValidationError {
+  const message =
+    'the key is not a key of a file this service keeps (files/<workspaceId>/<executionId or uploads>/<file id>/<name>)';
+  return new ValidationError(`File input "${path}": ${message}`, [{ path, message }]);
+}
+
+/**
+ * The bytes of a kept file, read only when `key` has exactly the shape the service gives keys and
+ * belongs to `workspaceId`: a key with `..`, an empty segment or an encoded `/` never reaches S3.
+ */
 async function storedBytes(
   deps: FileDeps,
   workspaceId: string,
   key: string,
   path: string,
-): Promise<Uint8Array> {
+): Promise<{ bytes: Uint8Array; fileId: string }> {
+  const parsed = parseFileKey(key);
+  if (!parsed) throw notAFileKey(path);
   // Another workspace's file reads exactly as a missing one.
-  if (!key.startsWith(workspacePrefix(workspaceId))) throw notFound(path);
+  if (parsed.workspaceId !== workspaceId) throw notFound(path);
   const bytes = await deps.blobs.getBytes(key);
   if (!bytes) throw notFound(path);
   if (bytes.length > maxFileBytes) throw tooLarge(path);
-  return bytes;
+  return { bytes, fileId: parsed.fileId };
 }
 
 function nameFromUrl(url: string): string {
@@ -135,17 +130,22 @@ export async function loadFile(
   if (source.kind === 'bytes') return { name: source.name, type: source.type, bytes: source.bytes };
   if (source.kind === 'stored') {
     const { file } = source;
-    return {
+    const { bytes, fileId } = await storedBytes(deps, workspaceId, file.key, path);
+    // The object as the service knows it (id and size from the key and the bytes, a URL it signed),
+    // with nothing else the caller put in.
+    const stored = await fileObjectOf(deps, {
+      id: fileId,
+      key: file.key,
       name: file.name,
       type: file.type,
-      bytes: await storedBytes(deps, workspaceId, file.key, path),
-      stored: file,
-    };
+      size: bytes.length,
+    });
+    return { name: file.name, type: file.type, bytes, stored };
   }
   const ownKey = await deps.blobs.keyOfUrl(source.url);
   const name = source.name ?? nameFromUrl(source.url);
   if (ownKey !== undefined) {
-    const bytes = await storedBytes(deps, workspaceId, ownKey, path);
+    const { bytes } = await storedBytes(deps, workspaceId, ownKey, path);
     return { name, type: source.type ?? 'application/octet-stream', bytes };
   }
   const fetched = await fetchUrl(deps, source.url, path);
@@ -163,7 +163,7 @@ export async function ingestFiles(
   return Promise.all(
     sources.map(async (source, index) => {
       const content = await loadFile(deps, scope.workspaceId, source, `${field}[${index}]`);
-      if (content.stored) return fileObjectOf(deps, content.stored);
+      if (content.stored) return content.stored;
       return storeFile(deps, scope, content);
     }),
   );
@@ -197,9 +197,13 @@ export async function createUploadUrl(
   request: UploadRequest,
 ): Promise<{ uploadUrl: string; file: FileObject }> {
   if (request.size > maxFileBytes) throw tooLarge(request.name);
-  const id = newFileId();
-  const key = `${workspacePrefix(request.workspaceId)}uploads/${id}/${safeFileName(request.name)}`;
-  const uploadUrl = await deps.blobs.presignPut(key, request.type, deps.urlExpiryInSeconds);
+  const { id, key } = newFileKey(request.workspaceId, uploadsFolder, request.name);
+  // Both are signed: S3 refuses a PUT with another length or type than the ones asked for here.
+  const uploadUrl = await deps.blobs.presignPut(
+    key,
+    { contentType: request.type, contentLength: request.size },
+    deps.urlExpiryInSeconds,
+  );
   const file = await fileObjectOf(deps, {
     id,
     key,

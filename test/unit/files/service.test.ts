@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpClient, HttpRequest } from '../../../core/net/http';
 import { PayloadTooLargeError, ValidationError } from '../../../core/errors';
-import type { BlobStore } from '../../../core/files/blob-store';
+import type { BlobStore, SignedUpload } from '../../../core/files/blob-store';
 import {
   type FileDeps,
   createUploadUrl,
@@ -25,8 +25,8 @@ class MemoryFiles
   async presignGet(key: string, seconds: number) {
     return `https://files.test/bucket/${key}?expires=${seconds}`;
   }
-  async presignPut(key: string, type: string, seconds: number) {
-    return `https://files.test/bucket/${key}?put=${type}&expires=${seconds}`;
+  async presignPut(key: string, upload: SignedUpload, seconds: number) {
+    return `https://files.test/bucket/${key}?put=${upload.contentType}&length=${upload.contentLength}&expires=${seconds}`;
   }
   async keyOfUrl(url: string) {
     const prefix = 'https://files.test/bucket/';
@@ -53,6 +53,8 @@ function deps(
 }
 
 const scope = { workspaceId: 'ws_a', executionId: 'exe_1' };
+/** A file id of the shape the service makes: `file_` and 32 hex digits. */
+const fileId = (digit: string) => `file_${digit.repeat(32)}`;
 const bytes = (text: string) => new Uint8Array(Buffer.from(text));
 
 describe('storeFile', () => {
@@ -124,20 +126,20 @@ describe('loadFile', () => {
   it('reads a URL of the files bucket by its key, without fetching it, in its own workspace only', async () => {
     // Prepare
     const { fileDeps, blobs, requests } = deps();
-    await blobs.putBytes('files/ws_a/uploads/file_1/a.txt', bytes('mine'), 'text/plain');
-    await blobs.putBytes('files/ws_b/uploads/file_2/b.txt', bytes('theirs'), 'text/plain');
+    await blobs.putBytes(`files/ws_a/uploads/${fileId('1')}/a.txt`, bytes('mine'), 'text/plain');
+    await blobs.putBytes(`files/ws_b/uploads/${fileId('2')}/b.txt`, bytes('theirs'), 'text/plain');
 
     // Act
     const mine = await loadFile(
       fileDeps,
       'ws_a',
-      { kind: 'url', url: 'https://files.test/bucket/files/ws_a/uploads/file_1/a.txt?sig=1' },
+      { kind: 'url', url: `https://files.test/bucket/files/ws_a/uploads/${fileId('1')}/a.txt?sig=1` },
       'docs[0]',
     );
     const theirs = loadFile(
       fileDeps,
       'ws_a',
-      { kind: 'url', url: 'https://files.test/bucket/files/ws_b/uploads/file_2/b.txt' },
+      { kind: 'url', url: `https://files.test/bucket/files/ws_b/uploads/${fileId('2')}/b.txt` },
       'docs[0]',
     );
 
@@ -150,10 +152,10 @@ describe('loadFile', () => {
   it('refuses a stored file object of another workspace as not found', async () => {
     // Prepare
     const { fileDeps, blobs } = deps();
-    await blobs.putBytes('files/ws_b/e/file_2/b.txt', bytes('theirs'), 'text/plain');
+    await blobs.putBytes(`files/ws_b/e/${fileId('2')}/b.txt`, bytes('theirs'), 'text/plain');
     const file = {
-      id: 'file_2',
-      key: 'files/ws_b/e/file_2/b.txt',
+      id: fileId('2'),
+      key: `files/ws_b/e/${fileId('2')}/b.txt`,
       name: 'b.txt',
       url: 'x',
       type: 'text/plain',
@@ -165,6 +167,97 @@ describe('loadFile', () => {
 
     // Assess
     await expect(attempt).rejects.toThrow(/not found in this workspace/);
+  });
+});
+
+describe('loadFile with keys from a caller', () => {
+  const secretKey = `files/ws_b/uploads/${fileId('2')}/secret.txt`;
+  const escapes = [
+    `files/ws_a/../ws_b/uploads/${fileId('2')}/secret.txt`,
+    `files/ws_a/./../ws_b/uploads/${fileId('2')}/secret.txt`,
+    `files/ws_a//ws_b/uploads/${fileId('2')}/secret.txt`,
+    `files/ws_a/..%2Fws_b/uploads/${fileId('2')}/secret.txt`,
+  ];
+
+  it.each(escapes)(
+    'refuses the file object key %s with a 400 naming the input, and reads nothing',
+    async (key) => {
+      // Prepare
+      const { fileDeps, blobs } = deps();
+      await blobs.putBytes(secretKey, bytes('theirs'), 'text/plain');
+      const read: string[] = [];
+      const getBytes = blobs.getBytes.bind(blobs);
+      blobs.getBytes = async (asked: string) => {
+        read.push(asked);
+        return getBytes(asked);
+      };
+      const file = { id: fileId('2'), key, name: 'x.txt', url: 'http://x/', type: 'text/plain', size: 1 };
+
+      // Act
+      const attempt = loadFile(fileDeps, 'ws_a', { kind: 'stored', file }, 'docs[0]');
+
+      // Assess
+      await expect(attempt).rejects.toBeInstanceOf(ValidationError);
+      await expect(attempt).rejects.toMatchObject({
+        statusCode: 400,
+        details: [
+          { path: 'docs[0]', message: expect.stringMatching(/not a key of a file this service keeps/) },
+        ],
+      });
+      expect(read).toEqual([]);
+    },
+  );
+
+  it('refuses a URL of the files bucket whose key escapes the workspace', async () => {
+    // Prepare
+    const { fileDeps, blobs, requests } = deps();
+    await blobs.putBytes(secretKey, bytes('theirs'), 'text/plain');
+    // What an S3 URL with ..%2F in a segment decodes to.
+    blobs.keyOfUrl = async () => `files/ws_a/../ws_b/uploads/${fileId('2')}/secret.txt`;
+
+    // Act
+    const attempt = loadFile(
+      fileDeps,
+      'ws_a',
+      {
+        kind: 'url',
+        url: `https://files.test/bucket/files/ws_a/..%2Fws_b/uploads/${fileId('2')}/secret.txt`,
+      },
+      'docs[0]',
+    );
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ statusCode: 400, details: [{ path: 'docs[0]' }] });
+    expect(requests).toHaveLength(0);
+  });
+
+  it('answers a file object of its own workspace with its id and size from the key and the bytes, and a URL it signed', async () => {
+    // Prepare
+    const { fileDeps, blobs } = deps();
+    const key = `files/ws_a/uploads/${fileId('1')}/a.txt`;
+    await blobs.putBytes(key, bytes('mine'), 'text/plain');
+    const given = {
+      id: 'file_forged',
+      key,
+      name: 'a.txt',
+      url: 'https://evil.example/a.txt',
+      type: 'text/plain',
+      size: 1,
+      base64: Buffer.from('not the bytes').toString('base64'),
+    };
+
+    // Act
+    const content = await loadFile(fileDeps, 'ws_a', { kind: 'stored', file: given }, 'docs[0]');
+
+    // Assess
+    expect(content.stored).toEqual({
+      id: fileId('1'),
+      key,
+      name: 'a.txt',
+      url: `https://files.test/bucket/${key}?expires=900`,
+      type: 'text/plain',
+      size: 4,
+    });
   });
 });
 
@@ -215,7 +308,7 @@ describe('createUploadUrl', () => {
 
     // Assess
     expect(file.key).toMatch(/^files\/ws_a\/uploads\/file_[0-9a-f]{32}\/big\.zip$/);
-    expect(uploadUrl).toContain('put=application/zip');
+    expect(uploadUrl).toContain('put=application/zip&length=10');
     expect(file).toMatchObject({ name: 'big.zip', size: 10, type: 'application/zip' });
   });
 
