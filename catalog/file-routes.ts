@@ -16,7 +16,10 @@ export const fileRoutes = [
       'A presigned URL to upload a file too large for a request body; pass the answered file as {name, url, type}',
     tag: 'files',
     request: { body: files.uploadUrlBody },
-    responses: { 200: { description: 'Upload URL and file', body: s.data(files.uploadUrl) } },
+    responses: {
+      200: { description: 'Upload URL and file', body: s.data(files.uploadUrl) },
+      413: { description: 'size is over 20 MB, the most one file may hold (code PAYLOAD_TOO_LARGE)' },
+    },
     access: { tables: { entities: 'read' }, buckets: { files: 'readWrite' } },
   },
 ] as const satisfies readonly RouteDefinition[];

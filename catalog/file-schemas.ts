@@ -24,18 +24,19 @@ export const uploadUrlBody = z.strictObject({
     z.string().check(z.regex(/^[\w.+-]+\/[\w.+-]+$/, 'Must be a MIME type, e.g. application/pdf')),
     'application/octet-stream',
   ),
+  // Over the limit is a 413 from the service (core/files/service.ts), not a 400 of the schema.
   size: z
     .number()
-    .check(
-      z.int(),
-      z.gte(0),
-      z.lte(maxFileBytes, `Files may hold at most ${maxFileBytes / (1024 * 1024)} MB`),
-    ),
+    .check(z.int(), z.gte(0))
+    .register(z.globalRegistry, {
+      description: `Bytes; the upload must send exactly this many (at most ${maxFileBytes} bytes, 20 MB: more is a 413)`,
+    }),
 });
 
 export const uploadUrl = z.object({
   uploadUrl: z.string().register(z.globalRegistry, {
-    description: 'PUT the bytes here, with the same Content-Type, before it expires',
+    description:
+      'PUT the bytes here before it expires, with the same Content-Type and a Content-Length of exactly size bytes',
   }),
   file: fileObject,
 });

@@ -7,9 +7,10 @@
  * their cold start should not pay for requiring it.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { BlobStore } from '../../core/files/blob-store';
+import type { BlobStore, SignedUpload } from '../../core/files/blob-store';
 import { s3Client } from '../aws/s3-client';
 import { loadS3Presigner, loadS3Sdk } from '../aws/sdk-on-demand';
+import { attachmentDisposition } from './content-disposition';
 
 export type { BlobStore } from '../../core/files/blob-store';
 
@@ -89,18 +90,28 @@ export class S3BlobStore implements BlobStore {
 
   async presignGet(key: string, expiresInSeconds: number): Promise<string> {
     const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([loadS3Sdk(), loadS3Presigner()]);
-    return getSignedUrl(await this.s3(), new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
-      expiresIn: expiresInSeconds,
+    // response-content-disposition is part of the signed query: a holder of the URL cannot drop it.
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition: attachmentDisposition(key.split('/').at(-1) ?? ''),
     });
+    return getSignedUrl(await this.s3(), command, { expiresIn: expiresInSeconds });
   }
 
-  async presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string> {
+  async presignPut(key: string, upload: SignedUpload, expiresInSeconds: number): Promise<string> {
     const [{ PutObjectCommand }, { getSignedUrl }] = await Promise.all([loadS3Sdk(), loadS3Presigner()]);
-    return getSignedUrl(
-      await this.s3(),
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
-      { expiresIn: expiresInSeconds },
-    );
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ContentType: upload.contentType,
+      ContentLength: upload.contentLength,
+    });
+    // The presigner leaves Content-Type out of the signature unless told to sign it.
+    return getSignedUrl(await this.s3(), command, {
+      expiresIn: expiresInSeconds,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
   }
 }
 

@@ -1,11 +1,14 @@
 /**
  * S3 API of the local stack: s3rver, which keeps every object (and its metadata, e.g. Content-Type) as
  * files under the data dir. fauxqs also speaks S3, but only in memory, so s3rver is the one that
- * persists. s3rver accepts SigV4 requests and presigned URLs without checking the signature (it only
- * checks the access key id and the expiry), so presigned GET and PUT URLs work with plain `fetch`.
+ * persists. s3rver checks no SigV4 signature (only the access key id and the expiry), so every
+ * request passes through s3-signature.ts first: files are as private as in S3, reachable only by the
+ * stack's credentials or a presigned URL exactly as it was signed (plain `fetch` of one works).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { isIPv4 } from 'node:net';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -21,6 +24,7 @@ import s3rverAccount from 's3rver/lib/models/account.js';
 import S3Object from 's3rver/lib/models/object.js';
 import { buckets } from '../../catalog/resources';
 import { closeServer, httpUrl, type RunningService } from './http-server';
+import { checkS3Request, type S3Refusal } from './s3-signature';
 
 /** Credentials the local stack hands out (any value works for dynalite and fauxqs; s3rver knows this one). */
 export const LOCAL_ACCESS_KEY_ID = 'local';
@@ -30,14 +34,64 @@ export const LOCAL_SECRET_ACCESS_KEY = 'local';
 s3rverAccount.DUMMY_ACCOUNT.createKeyPair(LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY);
 
 export async function startS3(directory: string, host: string): Promise<RunningService> {
+  // Presigned URLs of the files bucket point here; a LAN must not reach it.
+  if (!isLoopback(host)) throw new Error(`The local S3 listens on loopback only, not on ${host}`);
   const server = new S3rver({ address: host, port: 0, directory, silent: true, configureBuckets: [] });
   await writeObjectsWhole(server.store, `${directory}-uploads`);
   const { port } = await server.run();
   const httpServer = server.httpServer!;
+  admitSignedRequestsOnly(httpServer);
   return {
     endpoint: httpUrl(host, port),
     stop: () => closeServer(httpServer, (done) => httpServer.close(done)),
   };
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIPv4(host) && host.startsWith('127.');
+}
+
+/** s3rver's request handler, behind the checks S3 makes (s3-signature.ts); a refusal is S3's XML error. */
+function admitSignedRequestsOnly(httpServer: Server): void {
+  const [handle] = httpServer.listeners('request') as Array<
+    (request: IncomingMessage, response: ServerResponse) => void
+  >;
+  httpServer.removeAllListeners('request');
+  const keys = new Map([[LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY]]);
+  httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const checked = checkS3Request(
+      { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers },
+      { keys, now: () => new Date() },
+    );
+    checked.then(
+      (refusal) => (refusal ? answerRefusal(request, response, refusal) : handle!(request, response)),
+      (error: unknown) =>
+        answerRefusal(request, response, {
+          status: 403,
+          code: 'AccessDenied',
+          message: `The signature could not be checked: ${(error as Error).message}`,
+        }),
+    );
+  });
+}
+
+function answerRefusal(request: IncomingMessage, response: ServerResponse, refusal: S3Refusal): void {
+  const body =
+    request.method === 'HEAD'
+      ? ''
+      : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${escapeXml(refusal.message)}</Message></Error>`;
+  // The body of a refused upload is not read: the connection closes after the answer.
+  response.writeHead(refusal.status, {
+    'content-type': 'application/xml',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**
