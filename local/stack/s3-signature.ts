@@ -209,17 +209,14 @@ function presignedClaim(query: QueryParameterBag): SignatureClaim | S3Refusal {
   const expires = value('X-Amz-Expires');
   const signedHeaders = value('X-Amz-SignedHeaders');
   const signature = value('X-Amz-Signature');
-  if (value('X-Amz-Algorithm') !== algorithm)
-    return accessDenied(`X-Amz-Algorithm must be ${algorithm}.`);
+  if (value('X-Amz-Algorithm') !== algorithm) return accessDenied(`X-Amz-Algorithm must be ${algorithm}.`);
   if (!credential || !longDate || !expires || !signedHeaders || !signature)
     return accessDenied(
       'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.',
     );
   const expiresInSeconds = Number(expires);
   if (!/^\d+$/.test(expires) || expiresInSeconds > maxExpiresInSeconds)
-    return accessDenied(
-      'X-Amz-Expires must be a whole number of seconds, at most 604800.',
-    );
+    return accessDenied('X-Amz-Expires must be a whole number of seconds, at most 604800.');
   return { credential, longDate, signedHeaders, signature, payloadHash: unsignedPayload, expiresInSeconds };
 }
 
@@ -232,8 +229,7 @@ function headerClaim(authorization: string, headers: IncomingHttpHeaders): Signa
   const longDate = firstValue(headers['x-amz-date']);
   const payloadHash = firstValue(headers['x-amz-content-sha256']);
   if (!longDate) return accessDenied('AWS authentication requires a valid x-amz-date header.');
-  if (!payloadHash)
-    return accessDenied('Missing required header for this request: x-amz-content-sha256');
+  if (!payloadHash) return accessDenied('Missing required header for this request: x-amz-content-sha256');
   const [, credential, signedHeaders, signature] = match as unknown as [string, string, string, string];
   return { credential, longDate, signedHeaders, signature, payloadHash };
 }
