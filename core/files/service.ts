@@ -6,7 +6,7 @@
  */
 import type { InputField } from '../engine/types';
 import type { HttpClient } from '../net/http';
-import { ValidationError } from '../errors';
+import { PayloadTooLargeError, ValidationError } from '../errors';
 import { requireWorkspaceAccess } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
@@ -196,7 +196,10 @@ export async function createUploadUrl(
   deps: FileUrlDeps,
   request: UploadRequest,
 ): Promise<{ uploadUrl: string; file: FileObject }> {
-  if (request.size > maxFileBytes) throw tooLarge(request.name);
+  if (request.size > maxFileBytes)
+    throw new PayloadTooLargeError(
+      `File "${request.name}": size ${request.size} is larger than ${maxFileBytes} bytes (20 MB), the most one file may hold`,
+    );
   const { id, key } = newFileKey(request.workspaceId, uploadsFolder, request.name);
   // Both are signed: S3 refuses a PUT with another length or type than the ones asked for here.
   const uploadUrl = await deps.blobs.presignPut(

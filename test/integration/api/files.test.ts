@@ -242,9 +242,104 @@ describe('file inputs', () => {
       message: 'the file was not found in this workspace',
     });
     expect(foreignUpload.status).toBe(404);
-    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.code).toBe('PAYLOAD_TOO_LARGE');
     expect(JSON.stringify(tooLarge.body)).toContain('size');
   });
+
+  it('holds an upload to the size and type it was asked for: S3 refuses more bytes or another type', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('upload-size');
+    const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
+    const upload = await tenant.call('POST', '/api/files/upload-url', {
+      workspaceId: tenant.workspaceId,
+      name: 'small.txt',
+      type: 'text/plain',
+      size: 10,
+    });
+    const put = (body: Uint8Array | string, type: string) =>
+      fetch(upload.body.data.uploadUrl, { method: 'PUT', headers: { 'content-type': type }, body });
+
+    // Act
+    const larger = await put(new Uint8Array(25 * 1024 * 1024), 'text/plain');
+    const html = await put('<script>1', 'text/html');
+    const unused = await execute(tenant, workflowId, {
+      docs: { name: 'small.txt', url: upload.body.data.file.url, type: 'text/plain' },
+    });
+    const exact = await put('0123456789', 'text/plain');
+    const used = await execute(tenant, workflowId, {
+      docs: { name: 'small.txt', url: upload.body.data.file.url, type: 'text/plain' },
+    });
+
+    // Assess
+    expect(larger.status).toBe(403);
+    expect(await larger.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
+    expect(html.status).toBe(403);
+    expect(unused.status).toBe(400);
+    expect(exact.status).toBe(200);
+    expect(used.status, JSON.stringify(used.body)).toBe(200);
+    expect(used.body.output.docs[0].size).toBe(10);
+  });
+
+  /** The issue's probe: a file object of one's own workspace whose key walks into another's. */
+  const forgedObject = (key: string) => ({
+    id: 'file_x',
+    name: 'x.txt',
+    type: 'text/plain',
+    size: 1,
+    url: 'http://x/',
+    key,
+  });
+  const within = (key: string) => key.slice('files/'.length);
+
+  it.each([
+    [
+      'a file object whose key climbs out with ..',
+      (own: string, key: string) => forgedObject(`files/${own}/../${within(key)}`),
+    ],
+    [
+      'a file object whose key has an empty segment',
+      (own: string, key: string) => forgedObject(`files/${own}//../${within(key)}`),
+    ],
+    [
+      'a bucket URL with an encoded slash',
+      (own: string, key: string, url: string) => ({
+        name: 'x.txt',
+        url: url.replace(`/${key}`, `/files/${own}/..%2F${within(key)}`),
+      }),
+    ],
+  ])(
+    "refuses %s into another workspace's file with a 400, and answers no URL of it",
+    async (_what, forge) => {
+      // Prepare
+      const owner = await service.get().newTenant('dotdot-owner');
+      const thief = await service.get().newTenant('dotdot-thief');
+      const thiefFlow = await deployedWorkflow(thief, fileEchoGraph());
+      const upload = await owner.call('POST', '/api/files/upload-url', {
+        workspaceId: owner.workspaceId,
+        name: 'secret.txt',
+        type: 'text/plain',
+        size: 6,
+      });
+      const { file } = upload.body.data;
+      const put = await fetch(upload.body.data.uploadUrl, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/plain' },
+        body: 'secret',
+      });
+      expect(put.status).toBe(200);
+      const docs = forge(thief.workspaceId, file.key, file.url);
+
+      // Act
+      const answer = await execute(thief, thiefFlow, { docs: [docs] });
+
+      // Assess
+      expect(answer.status).toBe(400);
+      expect(answer.body.details[0].path).toBe('docs[0]');
+      expect(JSON.stringify(answer.body)).not.toContain('secret');
+      expect(JSON.stringify(answer.body)).not.toContain('X-Amz-Signature');
+    },
+  );
 
   it("refuses a file object that names another workspace's file", async () => {
     // Prepare
@@ -331,6 +426,8 @@ describe('the File block', () => {
       for (const text of document.expected) expect(answer.body.output.text, document.name).toContain(text);
       expect(answer.body.output.text).not.toContain('x()');
       const [file] = answer.body.output.files;
+      const download = await fetch(file.url);
+      expect(download.headers.get('content-disposition'), document.name).toMatch(/^attachment; filename="/);
       expect(file.size).toBe(document.bytes.length);
       expect(Buffer.from(file.base64, 'base64').equals(Buffer.from(document.bytes))).toBe(true);
     }
