@@ -1,4 +1,5 @@
 /** The files a run took in or made, for its log entry: every file object in its input and outputs. */
+import { parseFileKey } from './keys';
 import { type FileObject, isFileObject } from './types';
 
 /** A log entry lists at most this many files; its summary is copied into three indexes. */
@@ -35,15 +36,23 @@ export function filesIn(...values: unknown[]): FileObject[] | null {
 export type FilePresigner = (key: string) => Promise<string>;
 
 /**
- * `value` with the URL of every file object presigned anew: a stored answer (a job's output, a log
- * entry) is read long after its URLs were made, and they expire. Values without files come back as
- * they are.
+ * `value` with the URL of every file object of `workspaceId` presigned anew: a stored answer (a job's
+ * output, a log entry) is read long after its URLs were made, and they expire. A run's output is
+ * whatever its blocks made, so an object that only looks like a file (a function block can return
+ * any key) is presigned only when its key has the service's shape and names this workspace; others
+ * keep the URL they came with. Values without files come back as they are.
  */
-export async function withFreshFileUrls<T>(value: T, presign: FilePresigner | undefined): Promise<T> {
+export async function withFreshFileUrls<T>(
+  value: T,
+  presign: FilePresigner | undefined,
+  workspaceId: string,
+): Promise<T> {
   if (!presign || filesIn(value) === null) return value;
+  const ownKey = (key: string) => parseFileKey(key)?.workspaceId === workspaceId;
   const refresh = async (current: unknown, depth: number): Promise<unknown> => {
     if (depth > 64 || typeof current !== 'object' || current === null) return current;
-    if (isFileObject(current)) return { ...current, url: await presign(current.key) };
+    if (isFileObject(current))
+      return ownKey(current.key) ? { ...current, url: await presign(current.key) } : current;
     if (Array.isArray(current)) return Promise.all(current.map((item) => refresh(item, depth + 1)));
     const entries = await Promise.all(
       Object.entries(current).map(

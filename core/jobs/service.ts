@@ -323,7 +323,8 @@ export async function jobStatusView(deps: StatusDeps, stored: Job): Promise<JobS
     status: job.status,
     metadata,
   };
-  if (job.status === 'completed') view.output = await withFreshFileUrls(run?.output, deps.presignFile);
+  if (job.status === 'completed')
+    view.output = await withFreshFileUrls(run?.output, deps.presignFile, job.workspaceId);
   if (job.error !== undefined && job.status !== 'completed') view.error = job.error;
   if (!finished) {
     const estimate = await deps.jobs.recentDurationInMs(job.workflowId);

@@ -76,6 +76,7 @@ export async function listLogs(deps: LogDeps, principal: Principal, query: LogQu
   const data = await withFreshFileUrls(
     await Promise.all(await extrasOf(deps, query, fill.matches)),
     deps.presignFile,
+    query.workspaceId,
   );
   const pollOpen = query.order === 'asc' && (!query.endDate || (watermark as string) < query.endDate);
   return {
@@ -227,7 +228,11 @@ export async function getLogDetail(deps: LogDeps, principal: Principal, logId: s
   const entry = await deps.logs.getLogEntry(logId);
   if (!entry) throw new NotFoundError(notFound);
   await requireWorkspaceAccess(deps.identity, principal.user.id, entry.workspaceId, 'read', notFound);
-  return withFreshFileUrls(logDetail(entry, await workflowRefOf(deps, entry.workflowId)), deps.presignFile);
+  return withFreshFileUrls(
+    logDetail(entry, await workflowRefOf(deps, entry.workflowId)),
+    deps.presignFile,
+    entry.workspaceId,
+  );
 }
 
 /** The graph a run executed: its deployment, or for a draft run the graph kept with its entry. */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { filesIn, maxLoggedFiles, withFreshFileUrls } from '../../../core/files/collect';
 
+/** File ids of the shape the service makes. */
+const idA = `file_${'a'.repeat(32)}`;
+const idB = `file_${'b'.repeat(32)}`;
+
 const file = (id: string) => ({
   id,
   key: `files/ws/e/${id}/a.txt`,
@@ -51,29 +55,53 @@ describe('filesIn', () => {
 describe('withFreshFileUrls', () => {
   it('presigns the URL of every file object anew and leaves everything else as it was', async () => {
     // Prepare
-    const output = { report: file('file_a'), list: [1, { nested: file('file_b') }], text: 'x' };
+    const output = { report: file(idA), list: [1, { nested: file(idB) }], text: 'x' };
 
     // Act
-    const fresh = await withFreshFileUrls(output, async (key) => `https://fresh/${key}`);
+    const fresh = await withFreshFileUrls(output, async (key) => `https://fresh/${key}`, 'ws');
 
     // Assess
     expect(fresh).toEqual({
-      report: { ...file('file_a'), url: 'https://fresh/files/ws/e/file_a/a.txt' },
-      list: [1, { nested: { ...file('file_b'), url: 'https://fresh/files/ws/e/file_b/a.txt' } }],
+      report: { ...file(idA), url: `https://fresh/files/ws/e/${idA}/a.txt` },
+      list: [1, { nested: { ...file(idB), url: `https://fresh/files/ws/e/${idB}/a.txt` } }],
       text: 'x',
     });
-    expect(output.report.url).toBe('https://s3/file_a');
+    expect(output.report.url).toBe(`https://s3/${idA}`);
+  });
+
+  it('presigns no file object of another workspace or with a key of another shape, whatever a block put in its output', async () => {
+    // Prepare
+    const output = {
+      other: { ...file(idA), key: `files/ws_other/e/${idA}/a.txt` },
+      climbing: { ...file(idA), key: `files/ws/../ws_other/e/${idA}/a.txt` },
+      internal: { ...file(idA), key: 'files/ws/e/checkpoint/trace.json' },
+    };
+    const presigned: string[] = [];
+
+    // Act
+    const fresh = await withFreshFileUrls(
+      output,
+      async (key) => {
+        presigned.push(key);
+        return `https://fresh/${key}`;
+      },
+      'ws',
+    );
+
+    // Assess
+    expect(presigned).toEqual([]);
+    expect(fresh).toEqual(output);
   });
 
   it('returns a value without files, or without a presigner, as it is', async () => {
     // Prepare
     const plain = { a: [1, 2] };
-    const withFile = { f: file('file_a') };
+    const withFile = { f: file(idA) };
 
     // Act
     const [first, second] = await Promise.all([
-      withFreshFileUrls(plain, async () => 'never'),
-      withFreshFileUrls(withFile, undefined),
+      withFreshFileUrls(plain, async () => 'never', 'ws'),
+      withFreshFileUrls(withFile, undefined, 'ws'),
     ]);
 
     // Assess
