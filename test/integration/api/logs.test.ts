@@ -124,13 +124,17 @@ async function createWorkflow(tenant: Tenant, folderId: string | null): Promise<
   return created.body.data.id;
 }
 
-const aFile = {
-  id: 'file_1',
-  key: 'files/ws/exe/file_1/a.txt',
-  name: 'a.txt',
-  url: 'http://127.0.0.1/a.txt',
-  type: 'text/plain',
-  size: 3,
+/** A file of the workspace, with a key of the shape the service makes (only those get fresh URLs). */
+const aFileOf = (workspaceId: string) => {
+  const id = `file_${'1'.repeat(32)}`;
+  return {
+    id,
+    key: `files/${workspaceId}/exe/${id}/a.txt`,
+    name: 'a.txt',
+    url: 'http://127.0.0.1/a.txt',
+    type: 'text/plain',
+    size: 3,
+  };
 };
 
 describe('GET /api/v1/logs filters', () => {
@@ -223,6 +227,7 @@ describe('GET /api/v1/logs filters', () => {
     // Prepare
     const tenant = await service.get().newTenant('shapes');
     const workflowId = await createWorkflow(tenant, null);
+    const aFile = aFileOf(tenant.workspaceId);
     const [entry] = await seed([anEntry(tenant, { workflowId, trigger: 'schedule', files: [aFile] })]);
 
     // Act
