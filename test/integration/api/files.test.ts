@@ -92,6 +92,22 @@ async function download(url: string): Promise<{ status: number; bytes: Buffer }>
   return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
 }
 
+/** An upload URL for a text file of `size` bytes in the tenant's workspace. */
+async function textUpload(tenant: Tenant, name: string, size: number) {
+  const upload = await tenant.call('POST', '/api/files/upload-url', {
+    workspaceId: tenant.workspaceId,
+    name,
+    type: 'text/plain',
+    size,
+  });
+  expect(upload.status, JSON.stringify(upload.body)).toBe(200);
+  return upload.body.data as { uploadUrl: string; file: { key: string; url: string } };
+}
+
+function putTo(uploadUrl: string, body: Uint8Array | string, type = 'text/plain') {
+  return fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': type }, body });
+}
+
 async function execute(tenant: Tenant, workflowId: string, body: unknown) {
   return tenant.call('POST', `/api/workflows/${workflowId}/execute`, body);
 }
@@ -251,24 +267,18 @@ describe('file inputs', () => {
     // Prepare
     const tenant = await service.get().newTenant('upload-size');
     const workflowId = await deployedWorkflow(tenant, fileEchoGraph());
-    const upload = await tenant.call('POST', '/api/files/upload-url', {
-      workspaceId: tenant.workspaceId,
-      name: 'small.txt',
-      type: 'text/plain',
-      size: 10,
-    });
-    const put = (body: Uint8Array | string, type: string) =>
-      fetch(upload.body.data.uploadUrl, { method: 'PUT', headers: { 'content-type': type }, body });
+    const upload = await textUpload(tenant, 'small.txt', 10);
+    const put = (body: Uint8Array | string, type: string) => putTo(upload.uploadUrl, body, type);
 
     // Act
     const larger = await put(new Uint8Array(25 * 1024 * 1024), 'text/plain');
     const html = await put('<script>1', 'text/html');
     const unused = await execute(tenant, workflowId, {
-      docs: { name: 'small.txt', url: upload.body.data.file.url, type: 'text/plain' },
+      docs: { name: 'small.txt', url: upload.file.url, type: 'text/plain' },
     });
     const exact = await put('0123456789', 'text/plain');
     const used = await execute(tenant, workflowId, {
-      docs: { name: 'small.txt', url: upload.body.data.file.url, type: 'text/plain' },
+      docs: { name: 'small.txt', url: upload.file.url, type: 'text/plain' },
     });
 
     // Assess
@@ -315,19 +325,8 @@ describe('file inputs', () => {
       const owner = await service.get().newTenant('dotdot-owner');
       const thief = await service.get().newTenant('dotdot-thief');
       const thiefFlow = await deployedWorkflow(thief, fileEchoGraph());
-      const upload = await owner.call('POST', '/api/files/upload-url', {
-        workspaceId: owner.workspaceId,
-        name: 'secret.txt',
-        type: 'text/plain',
-        size: 6,
-      });
-      const { file } = upload.body.data;
-      const put = await fetch(upload.body.data.uploadUrl, {
-        method: 'PUT',
-        headers: { 'content-type': 'text/plain' },
-        body: 'secret',
-      });
-      expect(put.status).toBe(200);
+      const { uploadUrl, file } = await textUpload(owner, 'secret.txt', 6);
+      expect((await putTo(uploadUrl, 'secret')).status).toBe(200);
       const docs = forge(thief.workspaceId, file.key, file.url);
 
       // Act
