@@ -135,7 +135,7 @@ export async function checkS3Request(
   if (!target) return refuse(400, 'InvalidURI', 'Could not parse the specified URI.');
   if (isListing(request.method, target.path, target.query))
     return accessDenied('Listing the keys of a bucket is not allowed here.');
-  const presigned = 'X-Amz-Algorithm' in target.query;
+  const presigned = target.query['X-Amz-Algorithm'] !== undefined;
   const authorization = firstValue(request.headers.authorization);
   if (presigned && authorization !== undefined)
     return refuse(400, 'InvalidArgument', 'Only one auth mechanism allowed.');
@@ -175,7 +175,7 @@ async function verify(
   }
   const names = claim.signedHeaders.split(';');
   if (!names.includes('host')) return accessDenied('host must be a signed header');
-  const headers: HeaderBag = {};
+  const headers: HeaderBag = Object.create(null);
   for (const name of names) {
     const value = request.headers[name];
     if (value === undefined) return mismatch();
@@ -256,7 +256,8 @@ function dateOf(longDate: string): Date | undefined {
 function parseTarget(url: string): { path: string; query: QueryParameterBag } | undefined {
   const at = url.indexOf('?');
   const path = at < 0 ? url : url.slice(0, at);
-  const query: QueryParameterBag = {};
+  // No prototype: a parameter named __proto__ is a parameter like any other.
+  const query: QueryParameterBag = Object.create(null);
   if (at >= 0) {
     for (const pair of url.slice(at + 1).split('&')) {
       if (pair === '') continue;
