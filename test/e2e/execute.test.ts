@@ -7,10 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../core/engine/builders';
 import { deployedWorkflow, finishedJob, threeBlockGraph } from '../support/api-client';
 import { startOpenAiServer, useModelServer } from '../support/model-servers';
+import { useReceiver } from './receiver';
 import { executeAsync, useE2eService } from './service';
 
 const service = useE2eService();
 const openai = useModelServer(startOpenAiServer);
+const receiver = useReceiver();
 
 /** start → agent "Writer" (OpenAI-compatible, on the loopback test server) → response. */
 function writerGraph() {
@@ -115,6 +117,38 @@ describe('sync execution', () => {
     // Assess
     expect(answer.status).toBe(401);
     expect(answer.body.code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('an api block', () => {
+  it('calls a server on loopback that OUTBOUND_ALLOWLIST admits, and answers what it got', async () => {
+    // Prepare
+    const tenant = await service.newTenant('api-block');
+    const id = await deployedWorkflow(
+      tenant,
+      graphOf(
+        [
+          block('start', 'start', 'Start', { inputFormat: [{ name: 'name', type: 'string', required: true }] }),
+          block('call', 'api', 'Call', {
+            url: `${receiver.url}/greet`,
+            method: 'POST',
+            body: { name: '<start.name>' },
+          }),
+          block('respond', 'response', 'Respond', { data: { status: '<call.status>', data: '<call.data>' } }),
+        ],
+        [edge('start', 'call'), edge('call', 'respond')],
+      ),
+    );
+
+    // Act
+    const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
+    const seen = await receiver.requestTo('/greet');
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.body.output).toEqual({ status: 200, data: { received: true } });
+    expect(seen.method).toBe('POST');
+    expect(JSON.parse(seen.body)).toEqual({ name: 'ada' });
   });
 });
 
