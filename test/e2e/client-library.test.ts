@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fileInput, type StreamEvent, WorkflowClient, WorkflowClientError } from '../../sdk/src/index';
-import { deployedWorkflow, draftWorkflow, fileEchoGraph, type Tenant, threeBlockGraph } from '../support/api-client';
+import {
+  deployedWorkflow,
+  draftWorkflow,
+  fileEchoGraph,
+  type Tenant,
+  threeBlockGraph,
+} from '../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();
@@ -17,7 +23,8 @@ async function raised(call: Promise<unknown>): Promise<WorkflowClientError> {
     () => undefined,
     (reason: unknown) => reason,
   );
-  if (!(error instanceof WorkflowClientError)) throw new Error(`Expected a WorkflowClientError, got ${error}`);
+  if (!(error instanceof WorkflowClientError))
+    throw new Error(`Expected a WorkflowClientError, got ${error}`);
   return error;
 }
 
@@ -52,7 +59,11 @@ describe('the client library', () => {
     const status = await client.getJobStatus(queued.taskId);
 
     // Assess
-    expect(queued).toMatchObject({ success: true, status: 'queued', links: { status: `/api/jobs/${queued.taskId}` } });
+    expect(queued).toMatchObject({
+      success: true,
+      status: 'queued',
+      links: { status: `/api/jobs/${queued.taskId}` },
+    });
     expect(finished).toMatchObject({ status: 'completed', output: { shouted: 'ADA' } });
     expect(status.status).toBe('completed');
   });
@@ -70,7 +81,12 @@ describe('the client library', () => {
     // Assess
     expect(events).toEqual([
       { event: 'chunk', blockId: 'shout', chunk: 'ADA' },
-      { event: 'done', success: true, output: { shouted: 'ADA' }, metadata: { duration: expect.any(Number) } },
+      {
+        event: 'done',
+        success: true,
+        output: { shouted: 'ADA' },
+        metadata: { duration: expect.any(Number) },
+      },
       { event: 'end' },
     ]);
     expect(stream.executionId).toEqual(expect.any(String));

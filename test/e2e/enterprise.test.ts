@@ -111,9 +111,13 @@ describe('permission groups', () => {
     const organization = await organizationOf(service, 'plain');
 
     // Act
-    const answer = await organization.member.call('POST', `/api/organizations/${organization.id}/permission-groups`, {
-      name: 'Mine',
-    });
+    const answer = await organization.member.call(
+      'POST',
+      `/api/organizations/${organization.id}/permission-groups`,
+      {
+        name: 'Mine',
+      },
+    );
 
     // Assess
     expect(answer.status).toBe(403);

@@ -128,7 +128,9 @@ describe('an api block', () => {
       tenant,
       graphOf(
         [
-          block('start', 'start', 'Start', { inputFormat: [{ name: 'name', type: 'string', required: true }] }),
+          block('start', 'start', 'Start', {
+            inputFormat: [{ name: 'name', type: 'string', required: true }],
+          }),
           block('call', 'api', 'Call', {
             url: `${receiver.url}/greet`,
             method: 'POST',
@@ -178,7 +180,11 @@ describe('async execution', () => {
       taskId: body.taskId,
       status: 'completed',
       output: { shouted: 'ADA' },
-      metadata: { startedAt: expect.any(String), completedAt: expect.any(String), duration: expect.any(Number) },
+      metadata: {
+        startedAt: expect.any(String),
+        completedAt: expect.any(String),
+        duration: expect.any(Number),
+      },
     });
   });
 
@@ -301,7 +307,10 @@ describe('a run by hand', () => {
 
     // Act
     const deployed = await tenant.call('POST', `/api/workflows/${id}/run`, { input: { name: 'ada' } });
-    const draft = await tenant.call('POST', `/api/workflows/${id}/run`, { input: { name: 'ada' }, draft: true });
+    const draft = await tenant.call('POST', `/api/workflows/${id}/run`, {
+      input: { name: 'ada' },
+      draft: true,
+    });
 
     // Assess
     expect(deployed.status).toBe(200);

@@ -17,7 +17,9 @@ const readGraph = () =>
     [
       block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
       block('read', 'file', 'Read', { files: '<start.docs>' }),
-      block('respond', 'response', 'Respond', { data: { files: '<read.files>', text: '<read.combinedContent>' } }),
+      block('respond', 'response', 'Respond', {
+        data: { files: '<read.files>', text: '<read.combinedContent>' },
+      }),
     ],
     [edge('start', 'read'), edge('read', 'respond')],
   );
@@ -75,13 +77,20 @@ describe('files', () => {
 
     // Act
     const run = await tenant.call('POST', `/api/workflows/${id}/execute`, {
-      docs: { name: 'otters.csv', base64: Buffer.from('name,age\nada,3\n').toString('base64'), type: 'text/csv' },
+      docs: {
+        name: 'otters.csv',
+        base64: Buffer.from('name,age\nada,3\n').toString('base64'),
+        type: 'text/csv',
+      },
     });
 
     // Assess
     expect(run.status).toBe(200);
     expect(run.body.output.text).toBe('name, age\nada, 3');
-    expect(run.body.output.files[0]).toMatchObject({ name: 'otters.csv', url: expect.stringMatching(/^http/) });
+    expect(run.body.output.files[0]).toMatchObject({
+      name: 'otters.csv',
+      url: expect.stringMatching(/^http/),
+    });
   });
 
   it('refuses an upload over 20 MB with 400 naming size, and an upload into a stranger workspace with 404', async () => {

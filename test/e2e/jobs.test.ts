@@ -24,7 +24,11 @@ describe('cancelling a job', () => {
     // Assess
     expect(accepted.status).toBe(202);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ success: false, taskId: accepted.body.taskId, status: 'cancelled' });
+    expect(cancelled.body).toMatchObject({
+      success: false,
+      taskId: accepted.body.taskId,
+      status: 'cancelled',
+    });
     expect(later.body).toMatchObject({ status: 'cancelled', error: 'Cancelled' });
     expect(logged.body.data).toEqual([]);
   });

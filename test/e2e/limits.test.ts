@@ -78,7 +78,12 @@ describe('usage limits', () => {
     expect(answer.body).toMatchObject({
       success: true,
       rateLimit: {
-        sync: { isLimited: false, limit: expect.any(Number), remaining: expect.any(Number), resetAt: expect.any(String) },
+        sync: {
+          isLimited: false,
+          limit: expect.any(Number),
+          remaining: expect.any(Number),
+          resetAt: expect.any(String),
+        },
         async: { isLimited: false },
         authType: 'api',
       },
@@ -94,7 +99,9 @@ describe('usage limits', () => {
 
     // Act
     const refused = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
-    const raised = await service.admin('PATCH', `/api/v1/admin/users/${tenant.userId}`, { usageLimitUsd: null });
+    const raised = await service.admin('PATCH', `/api/v1/admin/users/${tenant.userId}`, {
+      usageLimitUsd: null,
+    });
     const admitted = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
 
     // Assess

@@ -8,10 +8,17 @@ const service = useE2eService();
 
 /** A deployed workflow with one successful and one failed run; answers their execution ids. */
 async function twoRuns(tenant: Tenant) {
-  const id = await deployedWorkflow(tenant, threeBlockGraph({ code: 'if (<start.name> === "x") throw new Error("no x"); return 1;' }));
+  const id = await deployedWorkflow(
+    tenant,
+    threeBlockGraph({ code: 'if (<start.name> === "x") throw new Error("no x"); return 1;' }),
+  );
   const ok = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
   const failed = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'x' });
-  return { id, ok: ok.body.metadata.executionId as string, failed: failed.body.metadata.executionId as string };
+  return {
+    id,
+    ok: ok.body.metadata.executionId as string,
+    failed: failed.body.metadata.executionId as string,
+  };
 }
 
 describe('the execution log', () => {
@@ -58,7 +65,10 @@ describe('the execution log', () => {
 
     // Act
     const first = await tenant.call('GET', `${base}&limit=1`);
-    const second = await tenant.call('GET', `${base}&limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    const second = await tenant.call(
+      'GET',
+      `${base}&limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    );
     const ascending = await until(async () => {
       const page = await tenant.call('GET', `${base}&order=asc&startDate=2020-01-01T00:00:00Z`);
       return page.body.data.length === 2 ? page : undefined;
@@ -78,7 +88,10 @@ describe('the execution log', () => {
     // Prepare
     const tenant = await service.newTenant('log-entry');
     const runs = await twoRuns(tenant);
-    const listed = await tenant.call('GET', `/api/v1/logs?workspaceId=${tenant.workspaceId}&executionId=${runs.ok}`);
+    const listed = await tenant.call(
+      'GET',
+      `/api/v1/logs?workspaceId=${tenant.workspaceId}&executionId=${runs.ok}`,
+    );
 
     // Act
     const entry = await tenant.call('GET', `/api/v1/logs/${listed.body.data[0].id}`);
@@ -100,7 +113,10 @@ describe('the execution log', () => {
     expect(execution.body).toMatchObject({
       executionId: runs.ok,
       workflowId: runs.id,
-      workflowState: { blocks: { start: expect.any(Object), shout: expect.any(Object) }, edges: expect.any(Array) },
+      workflowState: {
+        blocks: { start: expect.any(Object), shout: expect.any(Object) },
+        edges: expect.any(Array),
+      },
       executionMetadata: { trigger: 'api', totalDurationMs: expect.any(Number) },
     });
   });
@@ -123,7 +139,10 @@ describe('the execution log', () => {
     const owner = await service.newTenant('log-owner');
     const stranger = await service.newTenant('log-stranger');
     const runs = await twoRuns(owner);
-    const listed = await owner.call('GET', `/api/v1/logs?workspaceId=${owner.workspaceId}&executionId=${runs.ok}`);
+    const listed = await owner.call(
+      'GET',
+      `/api/v1/logs?workspaceId=${owner.workspaceId}&executionId=${runs.ok}`,
+    );
 
     // Act
     const entry = await stranger.call('GET', `/api/v1/logs/${listed.body.data[0].id}`);

@@ -92,9 +92,9 @@ describe('webhook notifications', () => {
     expect(sent.status).toBe(202);
     expect(sent.body.data).toMatchObject({ id: expect.any(String), status: expect.any(String) });
     expect(JSON.parse(delivery.body).type).toBe('workflow.execution.completed');
-    expect(verifyWebhookSignature(secret, String(delivery.headers['svc-signature']), delivery.body).valid).toBe(
-      true,
-    );
+    expect(
+      verifyWebhookSignature(secret, String(delivery.headers['svc-signature']), delivery.body).valid,
+    ).toBe(true);
   });
 
   it('refuses a subscription without a level filter with 400 naming it', async () => {

@@ -44,7 +44,10 @@ describe('schedules', () => {
     await tenant.call('PUT', `/api/workflows/${id}/schedule`, { cron: '0 0 * * *', input: { name: 'ada' } });
 
     // Act
-    const rate = await tenant.call('PUT', `/api/workflows/${id}/schedule`, { rateMinutes: 60, input: { name: 'ada' } });
+    const rate = await tenant.call('PUT', `/api/workflows/${id}/schedule`, {
+      rateMinutes: 60,
+      input: { name: 'ada' },
+    });
     const disabled = await tenant.call('PUT', `/api/workflows/${id}/schedule`, {
       rateMinutes: 60,
       input: { name: 'ada' },

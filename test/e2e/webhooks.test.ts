@@ -11,7 +11,11 @@ const service = useE2eService();
 
 async function aWebhook(tenant: Tenant, secret?: string) {
   const workflowId = await deployedWorkflow(tenant);
-  const created = await tenant.call('POST', `/api/workflows/${workflowId}/webhooks`, secret ? { secret } : {});
+  const created = await tenant.call(
+    'POST',
+    `/api/workflows/${workflowId}/webhooks`,
+    secret ? { secret } : {},
+  );
   if (created.status !== 201) throw new Error(`No webhook: ${JSON.stringify(created.body)}`);
   return { workflowId, webhook: created.body.data };
 }
@@ -48,7 +52,11 @@ describe('webhook triggers', () => {
       hasSecret: false,
     });
     expect(called.status).toBe(202);
-    expect(called.body).toMatchObject({ success: true, status: 'queued', links: { status: `/api/jobs/${called.body.taskId}` } });
+    expect(called.body).toMatchObject({
+      success: true,
+      status: 'queued',
+      links: { status: `/api/jobs/${called.body.taskId}` },
+    });
     expect(job.body).toMatchObject({ status: 'completed', output: { shouted: 'ADA' } });
     expect(listed.body.data).toEqual([expect.objectContaining({ id: webhook.id })]);
     expect(logged.body.data).toEqual([expect.objectContaining({ trigger: 'webhook', level: 'info' })]);

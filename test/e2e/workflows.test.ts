@@ -54,7 +54,11 @@ describe('workflows', () => {
     // Assess
     expect(before.body).toEqual({ isDeployed: false, needsRedeployment: false });
     expect(deployed.status).toBe(200);
-    expect(after.body).toEqual({ isDeployed: true, deployedAt: expect.any(String), needsRedeployment: false });
+    expect(after.body).toEqual({
+      isDeployed: true,
+      deployedAt: expect.any(String),
+      needsRedeployment: false,
+    });
     expect(edited.body).toMatchObject({ isDeployed: true, needsRedeployment: true });
     expect(undeployed.status).toBe(200);
     expect(last.body).toMatchObject({ isDeployed: false });
