@@ -89,6 +89,10 @@ async function groupEnded(child: ChildProcess, timeoutInMs: number): Promise<boo
   return true;
 }
 
+function hasPrintedBanner(printed: string, port: number): boolean {
+  return new RegExp(`listening on http://\\S+:${port} `).test(printed);
+}
+
 async function healthy(url: string): Promise<boolean> {
   try {
     const answer = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2_000) });
@@ -99,7 +103,7 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-/** Starts `npm start` and resolves once `/api/health` answers 200. */
+/** Starts `npm start` and resolves once it has said it is ready and `/api/health` answers 200. */
 export async function startCompiledService(options: CompiledServiceOptions): Promise<CompiledService> {
   const readyTimeoutInMs = options.readyTimeoutInMs ?? 120_000;
   const stopGraceInMs = options.stopGraceInMs ?? 10_000;
@@ -150,12 +154,14 @@ export async function startCompiledService(options: CompiledServiceOptions): Pro
     },
   };
 
+  // Health answers as soon as the server listens, before the demo data is made and the stop
+  // signals are handled: ready is the banner of the port, printed once the start is complete.
   const deadline = Date.now() + readyTimeoutInMs;
-  while (!(await healthy(url))) {
+  while (!(hasPrintedBanner(printed, port) && (await healthy(url)))) {
     if (hasEnded(child) || Date.now() > deadline) {
       const reason = hasEnded(child)
         ? `ended with ${child.exitCode ?? child.signalCode}`
-        : `was not healthy after ${readyTimeoutInMs} ms`;
+        : `was not ready after ${readyTimeoutInMs} ms`;
       await service.stop();
       throw new CompiledServiceError(`npm start (${options.mode}) ${reason}:\n${printed}`);
     }
