@@ -5,24 +5,10 @@
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { block, edge, graphOf } from '../../core/engine/builders';
-import { deployedWorkflow } from '../support/api-client';
+import { deployedWorkflow, fileReadGraph as readGraph } from '../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();
-
-/** start(docs: files) → file block "Read" → respond({files, text}). */
-const readGraph = () =>
-  graphOf(
-    [
-      block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
-      block('read', 'file', 'Read', { files: '<start.docs>' }),
-      block('respond', 'response', 'Respond', {
-        data: { files: '<read.files>', text: '<read.combinedContent>' },
-      }),
-    ],
-    [edge('start', 'read'), edge('read', 'respond')],
-  );
 
 async function pdfWith(line: string): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();

@@ -165,3 +165,17 @@ export function fileEchoGraph(): WorkflowGraph {
     [edge('start', 'respond')],
   );
 }
+
+/** start(docs: files) → File block "Read" → respond(files and text): the files read and their text. */
+export function fileReadGraph(): WorkflowGraph {
+  return graphOf(
+    [
+      block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
+      block('read', 'file', 'Read', { files: '<start.docs>' }),
+      block('respond', 'response', 'Respond', {
+        data: { files: '<read.files>', text: '<read.combinedContent>' },
+      }),
+    ],
+    [edge('start', 'read'), edge('read', 'respond')],
+  );
+}

@@ -14,6 +14,7 @@ export {
   deployedWorkflow,
   draftWorkflow,
   fileEchoGraph,
+  fileReadGraph,
   finishedJob,
   request,
   type Tenant,
