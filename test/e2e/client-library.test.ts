@@ -29,7 +29,7 @@ async function raised(call: Promise<unknown>): Promise<WorkflowClientError> {
 }
 
 describe('the client library', () => {
-  it('runs a workflow and answers its result, with the rate-limit info of the answer', async () => {
+  it('runs a workflow and answers its result, logged, with the rate-limit info of the answer', async () => {
     // Prepare
     const tenant = await service.newTenant('sdk-sync');
     const id = await deployedWorkflow(tenant);
@@ -37,9 +37,16 @@ describe('the client library', () => {
 
     // Act
     const result = await client.execute(id, { name: 'ada' });
+    const logged = await tenant.call(
+      'GET',
+      `/api/v1/logs?workspaceId=${tenant.workspaceId}&executionId=${result.metadata?.executionId}`,
+    );
 
     // Assess
     expect(result).toMatchObject({ success: true, output: { shouted: 'ADA' } });
+    expect(logged.body.data).toEqual([
+      expect.objectContaining({ workflowId: id, trigger: 'api', level: 'info' }),
+    ]);
     expect(client.getRateLimitInfo()).toMatchObject({
       limit: expect.any(Number),
       remaining: expect.any(Number),

@@ -15,6 +15,11 @@ function modeOf(project: TestProject): ServiceMode {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const service = await startCompiledService({ mode: modeOf(project), adminKey, env: serviceEnv() });
-  project.provide('e2eService', { mode: service.mode, url: service.url, adminKey });
-  return () => service.stop();
+  project.provide('e2eService', { mode: service.mode, url: service.url, adminKey, dataDir: service.dataDir });
+  return async () => {
+    // A service that died under the tests leaves them failing with refused connections: say why.
+    if (!service.isRunning())
+      console.error(`npm start (${service.mode}) ended during the tests:\n${service.output()}`);
+    await service.stop();
+  };
 }

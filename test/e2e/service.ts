@@ -7,11 +7,18 @@ import './settings';
 export interface E2eService extends ApiClient {
   readonly mode: ServiceMode;
   readonly adminKey: string;
+  /** The service's DATA_DIR: only for what a local user reads there (the e-mail outbox). */
+  readonly dataDir: string;
 }
 
 export function useE2eService(): E2eService {
   const service = inject('e2eService');
-  return { ...apiClientOf(service), mode: service.mode, adminKey: service.adminKey };
+  return {
+    ...apiClientOf(service),
+    mode: service.mode,
+    adminKey: service.adminKey,
+    dataDir: service.dataDir,
+  };
 }
 
 /** `POST /api/workflows/{workflowId}/execute` with `X-Execution-Mode: async`: answers 202 and a job. */

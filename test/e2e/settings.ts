@@ -7,7 +7,7 @@ import { unreachableRateLimitsJson } from '../support/limits';
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The `npm start` service of this project's mode (test/e2e/global-setup.ts). */
-    e2eService: { mode: 'compiled' | 'bundles'; url: string; adminKey: string };
+    e2eService: { mode: 'compiled' | 'bundles'; url: string; adminKey: string; dataDir: string };
   }
 }
 

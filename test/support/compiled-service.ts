@@ -34,7 +34,11 @@ export interface CompiledService {
   readonly mode: ServiceMode;
   readonly url: string;
   readonly adminKey: string;
+  /** Its DATA_DIR, removed when it stops (the e-mail outbox is under it). */
+  readonly dataDir: string;
   readonly pid: number;
+  /** Whether the service is still running (false once it has ended, stopped or not). */
+  isRunning(): boolean;
   /** What the service printed so far (stdout and stderr, the last 64 KB), for failure messages. */
   output(): string;
   /** Ends the process group and removes the data dir; safe to call twice. */
@@ -139,7 +143,9 @@ export async function startCompiledService(options: CompiledServiceOptions): Pro
     mode: options.mode,
     url,
     adminKey: options.adminKey,
+    dataDir,
     pid: child.pid!,
+    isRunning: () => !hasEnded(child),
     output: () => printed,
     stop() {
       stopping ??= (async () => {
