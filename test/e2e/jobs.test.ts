@@ -9,12 +9,12 @@ describe('cancelling a job', () => {
   it('cancels a waiting run: it stays cancelled and writes no log entry', async () => {
     // Prepare
     const tenant = await service.newTenant('cancel');
-    const id = await deployedWorkflow(tenant, waitingGraph(1_500));
+    const id = await deployedWorkflow(tenant, waitingGraph(3_000));
     const accepted = await executeAsync(service, tenant, id);
 
     // Act
     const cancelled = await tenant.call('POST', `/api/jobs/${accepted.body.taskId}/cancel`);
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
     const later = await tenant.call('GET', `/api/jobs/${accepted.body.taskId}`);
     const logged = await tenant.call(
       'GET',

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../sdk/src/index';
 import { deployedWorkflow, type Tenant } from '../support/api-client';
+import { until } from '../support/wait';
 import { useReceiver } from './receiver';
 import { useE2eService } from './service';
 
@@ -38,10 +39,16 @@ describe('webhook notifications', () => {
     const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
     const executionId = run.body.metadata.executionId;
     const delivery = await receiver.requestTo(path);
-    const deliveries = await tenant.call(
-      'GET',
-      `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/deliveries`,
-    );
+    // The receiver has the request a moment before the worker records its answer.
+    const deliveries = await until(async () => {
+      const answer = await tenant.call(
+        'GET',
+        `/api/workspaces/${tenant.workspaceId}/notifications/${subscription.id}/deliveries`,
+      );
+      return answer.body.data[0]?.status === 'pending' || answer.body.data[0]?.status === 'in_progress'
+        ? undefined
+        : answer;
+    });
 
     // Assess
     expect(subscription.webhook).toMatchObject({ url: `${receiver.url}${path}`, hasSecret: true });

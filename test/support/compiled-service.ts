@@ -137,6 +137,10 @@ export async function startCompiledService(options: CompiledServiceOptions): Pro
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
+  // The group is detached: if this process ends without stopping it (a crash, a Ctrl-C of the
+  // test run), it must not outlive it.
+  const killOnExit = () => signalGroup(child, 'SIGKILL');
+  process.once('exit', killOnExit);
 
   let stopping: Promise<void> | undefined;
   const service: CompiledService = {
@@ -154,6 +158,7 @@ export async function startCompiledService(options: CompiledServiceOptions): Pro
           signalGroup(child, 'SIGKILL');
           await groupEnded(child, stopGraceInMs);
         }
+        process.removeListener('exit', killOnExit);
         await rm(dataDir, { recursive: true, force: true });
       })();
       return stopping;
