@@ -27,6 +27,9 @@ export default defineConfig({
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', RATE_LIMITS_JSON: unreachableRateLimitsJson },
     // CDK synthesis and the embedded stack are CPU heavy; two cores on CI.
     maxWorkers: 2,
+    // The e2e global setups stop their services one after the other, each allowed 10 s to stop
+    // gracefully before it is killed; vitest ends the process when this runs out.
+    teardownTimeout: 60_000,
     projects: [
       {
         extends: true,

@@ -5,6 +5,7 @@
  * to end and removes the data dir, so nothing is left behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -139,7 +140,10 @@ export async function startCompiledService(options: CompiledServiceOptions): Pro
   child.stderr!.on('data', keep);
   // The group is detached: if this process ends without stopping it (a crash, a Ctrl-C of the
   // test run), it must not outlive it.
-  const killOnExit = () => signalGroup(child, 'SIGKILL');
+  const killOnExit = () => {
+    signalGroup(child, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   process.once('exit', killOnExit);
 
   let stopping: Promise<void> | undefined;
