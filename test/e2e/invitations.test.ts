@@ -2,26 +2,20 @@
  * Invitations through the compiled server: the token goes by e-mail, which the local service
  * writes to its outbox (no SMTP_URL), and the invited user accepts it with their own key.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deployedWorkflow } from '../support/api-client';
-import { decodeQuotedPrintable, filesIn } from '../support/outbox';
-import { until } from '../support/wait';
+import { mailContaining } from '../support/outbox';
 import { useE2eService } from './service';
 
 const service = useE2eService();
 
-/** The token of the e-mail the outbox holds for `email` (other tests write there too). */
-function tokenMailedTo(email: string): Promise<string> {
-  const outbox = join(service.dataDir, 'outbox', 'email');
-  return until(async () => {
-    for (const file of await filesIn(outbox)) {
-      const message = decodeQuotedPrintable(await readFile(file, 'utf8'));
-      if (message.includes(email)) return /"token": "([^"]+)"/.exec(message)?.[1];
-    }
-    return undefined;
-  });
+/** The token of the e-mail the outbox holds for `email`. */
+async function tokenMailedTo(email: string): Promise<string> {
+  const message = await mailContaining(join(service.dataDir, 'outbox', 'email'), email);
+  const token = /"token": "([^"]+)"/.exec(message)?.[1];
+  if (!token) throw new Error(`No token in the e-mail:\n${message}`);
+  return token;
 }
 
 describe('invitations', () => {

@@ -1,10 +1,13 @@
 /**
  * Notifications through the compiled server: a webhook subscription to a receiver on loopback gets
- * a signed delivery when a run ends, the delivery history shows it, and a test send arrives.
+ * a signed delivery when a run ends, the delivery history shows it, a test send arrives, an alert
+ * rule sends when it fires; e-mail goes to the local outbox and chat to a Slack incoming webhook.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../sdk/src/index';
-import { deployedWorkflow, type Tenant } from '../support/api-client';
+import { deployedWorkflow, type Tenant, threeBlockGraph } from '../support/api-client';
+import { mailContaining } from '../support/outbox';
 import { until } from '../support/wait';
 import { useReceiver } from './receiver';
 import { useE2eService } from './service';
@@ -104,6 +107,94 @@ describe('webhook notifications', () => {
     ).toBe(true);
   });
 
+  it('sends an alert, not a completion, when its rule fires', async () => {
+    // Prepare
+    const tenant = await service.newTenant('alerted');
+    const path = `/alert-${++counter}`;
+    const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'webhook',
+      allWorkflows: true,
+      levelFilter: ['info', 'error'],
+      triggerFilter: ['api'],
+      webhook: { url: `${receiver.url}${path}` },
+      alert: { rule: 'consecutive_failures', threshold: 1 },
+    });
+    const workflowId = await deployedWorkflow(
+      tenant,
+      threeBlockGraph({ code: 'throw new Error("disk full");' }),
+    );
+
+    // Act
+    await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const delivery = await receiver.requestTo(path);
+
+    // Assess
+    expect(created.status).toBe(201);
+    expect(delivery.headers['svc-event']).toBe('workflow.alert');
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      type: 'workflow.alert',
+      data: {
+        workflowId,
+        workflowName: 'Flow',
+        alert: { rule: 'consecutive_failures', threshold: 1, observed: 1 },
+      },
+    });
+  });
+});
+
+describe('e-mail and chat notifications', () => {
+  it('write an e-mail about a failed run to the local outbox', async () => {
+    // Prepare
+    const tenant = await service.newTenant('mailed');
+    const recipient = `ops-${++counter}-${Date.now()}@example.com`;
+    const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'email',
+      allWorkflows: true,
+      levelFilter: ['error'],
+      triggerFilter: ['api'],
+      email: { recipients: [recipient] },
+    });
+    const workflowId = await deployedWorkflow(
+      tenant,
+      threeBlockGraph({ code: 'throw new Error("disk full");' }),
+    );
+
+    // Act
+    const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const message = await mailContaining(join(service.dataDir, 'outbox', 'email'), recipient, 20_000);
+
+    // Assess
+    expect(created.status).toBe(201);
+    expect(message).toMatch(new RegExp(`^To: ${recipient}\\r?$`, 'm'));
+    expect(message).toContain(`log_${run.body.metadata.executionId}`);
+    expect(message).toContain('disk full');
+  });
+
+  it('post a message about a run to a Slack incoming webhook', async () => {
+    // Prepare
+    const tenant = await service.newTenant('chatty');
+    const path = `/slack-${++counter}`;
+    const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'chat',
+      allWorkflows: true,
+      levelFilter: ['info'],
+      triggerFilter: ['api'],
+      chat: { webhookUrl: `${receiver.url}${path}` },
+    });
+    const workflowId = await deployedWorkflow(tenant);
+
+    // Act
+    const run = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const message = await receiver.requestTo(path);
+
+    // Assess
+    expect(created.status).toBe(201);
+    expect(message.method).toBe('POST');
+    expect(message.body).toContain(run.body.metadata.executionId);
+  });
+});
+
+describe('notification subscriptions', () => {
   it('refuses a subscription without a level filter with 400 naming it', async () => {
     // Prepare
     const tenant = await service.newTenant('notified-bad');
