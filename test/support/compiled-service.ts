@@ -25,7 +25,7 @@ export interface CompiledServiceOptions {
   adminKey: string;
   /** Added to (and overriding) the environment the child inherits. */
   env?: Record<string, string>;
-  /** How long the start (a build included, when the sources changed) may take. */
+  /** How long the start may take: a build when the sources changed, on a loaded machine. */
   readyTimeoutInMs?: number;
   /** How long SIGTERM has to end the service before SIGKILL. */
   stopGraceInMs?: number;
@@ -110,7 +110,7 @@ async function healthy(url: string): Promise<boolean> {
 
 /** Starts `npm start` and resolves once it has said it is ready and `/api/health` answers 200. */
 export async function startCompiledService(options: CompiledServiceOptions): Promise<CompiledService> {
-  const readyTimeoutInMs = options.readyTimeoutInMs ?? 120_000;
+  const readyTimeoutInMs = options.readyTimeoutInMs ?? 300_000;
   const stopGraceInMs = options.stopGraceInMs ?? 10_000;
   const dataDir = await mkdtemp(join(tmpdir(), `workflow-service-e2e-${options.mode}-`));
   const port = await freePort();
