@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import type { ServiceMode } from './test/support/compiled-service.ts';
 import { unreachableRateLimitsJson } from './test/support/limits.ts';
 
 const e2e = 'test/e2e/**/*.test.ts';
@@ -8,7 +9,7 @@ const e2e = 'test/e2e/**/*.test.ts';
  * starts its one service in a global setup, which runs only when a file of that project is in
  * the run.
  */
-const e2eProject = (mode: 'compiled' | 'bundles') => ({
+const e2eProject = (mode: ServiceMode) => ({
   extends: true as const,
   test: {
     name: `e2e-${mode}`,

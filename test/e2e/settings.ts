@@ -2,12 +2,13 @@
  * What the end-to-end suite asks of the service it starts, shared by the global setup that starts
  * it and the tests that rely on it.
  */
+import type { ServiceMode } from '../support/compiled-service';
 import { unreachableRateLimitsJson } from '../support/limits';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The `npm start` service of this project's mode (test/e2e/global-setup.ts). */
-    e2eService: { mode: 'compiled' | 'bundles'; url: string; adminKey: string; dataDir: string };
+    e2eService: { mode: ServiceMode; url: string; adminKey: string; dataDir: string };
   }
 }
 
