@@ -47,12 +47,21 @@ const lines = [
 ];
 console.log(lines.join('\n'));
 
-let stopping = false;
+/**
+ * A terminal's Ctrl-C signals its whole process group, and npm passes the signal on to the server
+ * too: one Ctrl-C arrives twice, close together. Only a signal this long after the first is a
+ * second Ctrl-C.
+ */
+const repeatedSignalInMs = 1_000;
+let stoppingSince: number | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     // A second signal while stopping (a second Ctrl-C) ends the process at once.
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince >= repeatedSignalInMs) process.exit(1);
+      return;
+    }
+    stoppingSince = Date.now();
     service.stop().then(
       () => process.exit(0),
       () => process.exit(1),

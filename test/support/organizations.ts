@@ -1,9 +1,9 @@
 /** Organizations made through the admin API for the tests of the local service. */
-import type { Tenant, TestService } from './service';
+import type { ApiClient, Tenant } from './api-client';
 
 /** An organization owned by `owner` with the given members; answers its id. */
 export async function anOrganization(
-  client: TestService,
+  client: ApiClient,
   owner: Tenant,
   members: readonly (readonly [Tenant, 'admin' | 'member'])[] = [],
 ): Promise<string> {
@@ -30,7 +30,7 @@ export interface Organization {
 }
 
 /** An organization of three tenants: its owner, an admin and a plain member. */
-export async function organizationOf(service: TestService, name = 'acme'): Promise<Organization> {
+export async function organizationOf(service: ApiClient, name = 'acme'): Promise<Organization> {
   const owner = await service.newTenant(`${name}-owner`, { plan: 'enterprise' });
   const created = await service.admin('POST', '/api/v1/admin/organizations', {
     name,
@@ -48,7 +48,7 @@ export async function organizationOf(service: TestService, name = 'acme'): Promi
 
 /** A new tenant, added to the organization with the role. */
 export async function memberOf(
-  service: TestService,
+  service: ApiClient,
   organizationId: string,
   role: 'admin' | 'member',
   name: string,

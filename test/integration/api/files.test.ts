@@ -10,10 +10,10 @@ import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../../core/engine/builders';
-import type { WorkflowGraph } from '../../../core/engine/types';
 import {
   deployedWorkflow,
   fileEchoGraph,
+  fileReadGraph as readGraph,
   finishedJob,
   request,
   type Tenant,
@@ -52,19 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => host.close(resolve));
 });
-
-/** start(docs: files) → File block → respond(files and text). */
-const readGraph = (): WorkflowGraph =>
-  graphOf(
-    [
-      block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
-      block('read', 'file', 'Read', { files: '<start.docs>' }),
-      block('respond', 'response', 'Respond', {
-        data: { files: '<read.files>', text: '<read.combinedContent>' },
-      }),
-    ],
-    [edge('start', 'read'), edge('read', 'respond')],
-  );
 
 async function pdfWith(lines: string[]): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();

@@ -115,6 +115,26 @@ describe('npm start', () => {
     }
   }, 60_000);
 
+  it('stops gracefully when a Ctrl-C reaches it twice, from the terminal and passed on by npm', async () => {
+    // Prepare
+    const dataDir = await mkdtemp(join(tmpdir(), 'workflow-service-start-'));
+    try {
+      const service = await startService(dataDir);
+
+      // Act
+      process.kill(service.pid, 'SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      process.kill(service.pid, 'SIGINT');
+      const exitCode = await exited(service.child);
+
+      // Assess
+      expect(exitCode).toBe(0);
+      expect(isRunning(service.pid)).toBe(false);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('builds again only when a source changed', async () => {
     // Prepare
     await ensureServerBuild(buildDir);
