@@ -59,6 +59,7 @@ function engineDeps(): EngineDeps {
   const http: HttpClient = overrides.http ?? createGuardedHttpClient({ maxRedirects: 5 });
   sandbox = createSandboxPool({
     size: positiveIntegerFromEnv('SANDBOX_WORKERS'),
+    maxBusyPerWorkspace: positiveIntegerFromEnv('SANDBOX_WORKERS_PER_WORKSPACE'),
     // A run's memory limit, plus room for the runtime and the next run's prepared sandbox.
     heapLimitInBytes: defaultFunctionMemoryLimitInBytes + 32 * 1024 * 1024,
   });
