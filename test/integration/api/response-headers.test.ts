@@ -132,7 +132,7 @@ describe('response block headers when a workflow runs', () => {
     expect(answer.headers.get('set-cookie')).toBeNull();
   });
 
-  it('sends nosniff on error answers and on streamed runs', async () => {
+  it("sends nosniff on error answers, the server's own 404 and streamed runs", async () => {
     // Prepare
     const tenant = await service.get().newTenant('runner');
     const id = await deployedWorkflow(tenant);
@@ -146,6 +146,7 @@ describe('response block headers when a workflow runs', () => {
     });
     await streamed.text();
     const unauthenticated = await request(service.get().url, 'GET', '/api/workflows/wf_missing');
+    const noRoute = await request(service.get().url, 'GET', '/api/no-such-route');
 
     // Assess
     expect(missing.status).toBe(404);
@@ -154,5 +155,7 @@ describe('response block headers when a workflow runs', () => {
     expect(streamed.headers.get('x-content-type-options')).toBe('nosniff');
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(noRoute.status).toBe(404);
+    expect(noRoute.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });
