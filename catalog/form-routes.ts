@@ -80,12 +80,22 @@ export const formRoutes = [
     entry: 'functions/forms/config.ts',
     auth: 'none',
     permission: 'public',
-    summary: "A form page's settings and fields (never its password or address list)",
+    summary:
+      "A form page's settings and fields (never its password or address list); a password or e-mail form's only with header x-form-password or x-form-email",
     tag: 'forms',
     request: { params: forms.formIdentifierParams },
-    responses: { 200: { description: 'The page config', body: s.data(forms.publicFormConfig) } },
+    responses: {
+      200: { description: 'The page config', body: s.data(forms.publicFormConfig) },
+      401: {
+        description:
+          'A password or e-mail form, asked without x-form-password / x-form-email: only its access mode',
+        body: forms.formAccessNeeded,
+      },
+    },
     // Files: a deployment whose graph is large is kept in the bucket.
     access: { tables: { entities: 'read' }, buckets: { files: 'read' } },
+    // A read with credentials is limited as a submission is (functions/forms/access.ts).
+    rateLimit: 'handler',
   },
   {
     id: 'submitForm',
@@ -106,7 +116,7 @@ export const formRoutes = [
       queues: { jobs: 'send' },
       keys: { environment: 'decrypt' },
     },
-    // Per form and per source address, then the creator's async bucket (functions/http/limits.ts).
+    // Per source address, failed attempts per form, then the creator's async bucket (functions/http/limits.ts).
     rateLimit: 'handler',
   },
 ] as const satisfies readonly RouteDefinition[];

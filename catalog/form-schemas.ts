@@ -100,6 +100,9 @@ export const publicFormConfig = z.object({
   ),
 });
 
+/** A password or e-mail form's config asked without credentials: which access it needs, nothing else. */
+export const formAccessNeeded = z.object({ authType: z.enum(['password', 'email']) });
+
 export const formSubmissionBody = z.strictObject({
   formData: z.record(z.string(), z.unknown(), { error: 'formData must be an object of field values' }),
   password: z.optional(z.string().check(z.maxLength(1024))),

@@ -278,7 +278,8 @@ export const data = <T extends z.ZodMiniType>(schema: T) => z.object({ data: sch
 
 /**
  * Beside `data` in a workflow's save and deploy answers when the saver's permission group does not
- * allow some of its blocks (core/permissions/check.ts): each names the block and what is refused.
+ * allow some of its blocks (core/permissions/check.ts), or a save writes a model key out (kind
+ * `literalApiKey`, core/workflows/model-keys.ts): each names the block and what is wrong.
  */
 export const permissionWarnings = z.optional(
   z.array(

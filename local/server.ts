@@ -216,7 +216,7 @@ export function nodeSink(response: ServerResponse): ResponseSink {
 }
 
 function sendJson(response: ServerResponse, statusCode: number, body: unknown): void {
-  response.writeHead(statusCode, { 'content-type': 'application/json' });
+  response.writeHead(statusCode, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' });
   response.end(JSON.stringify(body));
 }
 
@@ -251,7 +251,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   ];
   const body = JSON.stringify({ error: message, code });
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -6,6 +6,10 @@
  * - Time: the sandbox's interrupt handler stops a function at its time limit. A worker that has not
  *   answered `terminateGraceInMs` later (stuck where the handler is not called) is terminated and
  *   replaced. A run waits in the queue at most its own time limit.
+ * - Fairness: each workspace has a queue of its own, and the queues are served in turn, one run
+ *   each; a workspace holds at most `maxBusyPerWorkspace` workers at once (half the pool by
+ *   default), so one whose functions loop until their time limit leaves the other workers to the
+ *   rest, whose runs start as soon as one is free instead of behind the whole backlog.
  * - Memory: each worker has its own WebAssembly heap with a hard ceiling and V8 resource limits. A
  *   worker runs one function at a time, so its heap ceiling is that run's real memory cap: the
  *   sandbox's own sampling of memory use only runs between instructions, and a loop of a few large
@@ -20,6 +24,7 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { CodeRunner, CodeRunRequest, CodeRunResult } from '../../core/engine/types';
 import { startRoleWorker } from '../worker-threads';
+import { FairQueue } from './fair-queue';
 import { SandboxError } from './sandbox-error';
 import { chooseWorker, type WorkerState } from './worker-choice';
 import './worker';
@@ -37,6 +42,13 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Runs that may wait for a worker; one more is refused at once (default 1,000). */
   maxQueuedRuns?: number;
+  /** Runs of one workspace that may wait for a worker (default 250): one workspace cannot fill the queue. */
+  maxQueuedRunsPerWorkspace?: number;
+  /**
+   * Workers one workspace's runs may hold at once (default: half the pool, rounded up, at least 1).
+   * Runs that name no workspace (tools, benchmarks) may use the whole pool.
+   */
+  maxBusyPerWorkspace?: number;
   /** How long past its time limit a worker may take to stop before it is terminated (default 1 s). */
   terminateGraceInMs?: number;
   /** A worker whose WebAssembly heap grew beyond this is replaced after its run (default 64 MB). */
@@ -71,6 +83,8 @@ export interface SandboxPool extends CodeRunner {
 
 interface Job {
   request: CodeRunRequest;
+  /** The workspace whose queue and share the job is in; '' for runs that name none. */
+  workspace: string;
   resolve: (result: CodeRunResult) => void;
   reject: (error: SandboxError) => void;
   settled: boolean;
@@ -94,6 +108,7 @@ interface Slot extends WorkerState {
 }
 
 const defaultMaxQueuedRuns = 1000;
+const defaultMaxQueuedRunsPerWorkspace = 250;
 const defaultTerminateGraceInMs = 1000;
 const defaultRecycleHeapAboveBytes = 64 * 1024 * 1024;
 const defaultHeapLimitInBytes = 96 * 1024 * 1024;
@@ -111,6 +126,8 @@ function newWorker(workerData: SandboxWorkerData, heapLimitInMb: number): Worker
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
   const size = Math.max(1, options.size ?? Math.max(2, availableParallelism()));
   const maxQueuedRuns = options.maxQueuedRuns ?? defaultMaxQueuedRuns;
+  const maxQueuedPerWorkspace = options.maxQueuedRunsPerWorkspace ?? defaultMaxQueuedRunsPerWorkspace;
+  const maxBusyPerWorkspace = Math.max(1, options.maxBusyPerWorkspace ?? Math.ceil(size / 2));
   const graceInMs = options.terminateGraceInMs ?? defaultTerminateGraceInMs;
   const recycleAbove = options.recycleHeapAboveBytes ?? defaultRecycleHeapAboveBytes;
   const workerHeapLimitInMb = options.workerHeapLimitInMb ?? defaultWorkerHeapLimitInMb;
@@ -122,7 +139,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     maxFetchResponseBytes: options.maxFetchResponseBytes,
   };
   const slots = new Set<Slot>();
-  const queue: Job[] = [];
+  const queue = new FairQueue<Job>(maxBusyPerWorkspace, size);
   let lastRunId = 0;
   let runsStarted = 0;
   let workersStarted = 0;
@@ -149,6 +166,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     const active = slot.active;
     if (!active) return;
     slot.active = undefined;
+    queue.finished(active.job);
     clearTimeout(active.deadlineTimer);
     for (const controller of active.fetches) controller.abort();
     if (outcome) settle(active.job, outcome);
@@ -253,6 +271,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     const { request } = job;
     const active: Active = { job, runId: ++lastRunId, fetches: new Set() };
     slot.active = active;
+    queue.started(job);
     // The worker clears its ready flag when it takes the run, and sets it once the next sandbox is made.
     slot.lastStarted = ++runsStarted;
     slot.worker.ref();
@@ -281,18 +300,18 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   };
 
   function dispatch(): void {
-    while (queue.length > 0 && !closed) {
+    while (queue.size > 0 && !closed) {
       const slot = freeSlot();
       if (!slot) return;
-      const job = queue.shift()!;
+      const job = queue.next();
+      if (!job) return;
       if (!job.settled) start(slot, job);
     }
   }
 
   const cancel = (job: Job): void => {
     const cancelled = new SandboxError('Function was cancelled', 'cancelled');
-    const queued = queue.indexOf(job);
-    if (queued >= 0) queue.splice(queued, 1);
+    queue.remove(job);
     for (const slot of slots) {
       const active = slot.active;
       if (active?.job !== job) continue;
@@ -305,16 +324,14 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
   const enqueue = (request: CodeRunRequest) =>
     new Promise<CodeRunResult>((resolve, reject) => {
-      const job: Job = { request, resolve, reject, settled: false };
+      const job: Job = { request, workspace: request.workspaceId ?? '', resolve, reject, settled: false };
       if (request.signal) {
         job.onAbort = () => cancel(job);
         request.signal.addEventListener('abort', job.onAbort, { once: true });
       }
       // Waiting for a worker may take as long as the run itself may, no longer.
       job.queueTimer = setTimeout(() => {
-        const queued = queue.indexOf(job);
-        if (queued < 0) return;
-        queue.splice(queued, 1);
+        if (!queue.remove(job)) return;
         const message = `Function timed out after ${request.timeoutInMs} ms waiting for a free sandbox`;
         settle(job, { error: new SandboxError(message, 'timeout') });
       }, request.timeoutInMs);
@@ -328,8 +345,13 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (request.signal?.aborted) {
         return Promise.reject(new SandboxError('Function was cancelled', 'cancelled'));
       }
-      if (queue.length >= maxQueuedRuns) {
-        const message = `The sandbox is busy: ${queue.length} function runs are waiting already; try again later`;
+      if (queue.size >= maxQueuedRuns) {
+        const message = `The sandbox is busy: ${queue.size} function runs are waiting already; try again later`;
+        return Promise.reject(new SandboxError(message));
+      }
+      const waitingOfWorkspace = queue.waitingOf(request.workspaceId ?? '');
+      if (waitingOfWorkspace >= maxQueuedPerWorkspace) {
+        const message = `The sandbox is busy: ${waitingOfWorkspace} function runs of this workspace are waiting already; try again later`;
         return Promise.reject(new SandboxError(message));
       }
       return enqueue(request);
@@ -341,12 +363,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         if (slot.active) busy += 1;
         else if (Atomics.load(slot.ready, 0) === 1) ready += 1;
       }
-      return { workers: slots.size, busy, ready, queued: queue.length, workersStarted };
+      return { workers: slots.size, busy, ready, queued: queue.size, workersStarted };
     },
     async close() {
       closed = true;
       const closedError = new SandboxError('The sandbox is closed', 'cancelled');
-      for (const job of queue.splice(0)) settle(job, { error: closedError });
+      for (const job of queue.drain()) settle(job, { error: closedError });
       const workers = [...slots].map((slot) => slot.worker);
       for (const slot of [...slots]) {
         retire(slot);

@@ -7,6 +7,7 @@ import { type ErrorDetail, ValidationError } from '../errors';
 import { countFrom, isLiteral, loopTypeOf, loopTypes, parallelTypeOf, parallelTypes } from './containers';
 import { limitsOf } from './limits';
 import { isReferenceRoot, normalizeName, referenceCandidatesOf } from './references';
+import { responseHeaderNameProblem, responseHeaderValueProblem } from './response-headers';
 import type { Block, BlockType, Edge, EngineLimits, InputFieldType, WorkflowGraph } from './types';
 
 export { normalizeName };
@@ -300,6 +301,32 @@ function validateBlockConfig(
   } else if (block.type === 'workflow') {
     if (typeof config.workflowId !== 'string' || config.workflowId.trim() === '') {
       problem(`${path}.workflowId`, 'Workflow block needs a workflowId');
+    }
+  } else if (block.type === 'response') {
+    validateResponseHeaders(config.headers, `${path}.headers`, problem);
+  }
+}
+
+/**
+ * The names written out and the values' text; a value that is a reference is checked when the run
+ * makes it, and so is a whole `headers` that is one.
+ */
+function validateResponseHeaders(
+  headers: unknown,
+  path: string,
+  problem: (path: string, message: string) => void,
+): void {
+  if (headers === undefined || headers === null || typeof headers === 'string') return;
+  if (!isRecord(headers)) {
+    problem(path, 'Response headers must be an object of header names to values');
+    return;
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    const nameProblem = responseHeaderNameProblem(name);
+    if (nameProblem) problem(memberPath(path, name), nameProblem);
+    else if (typeof value === 'string') {
+      const valueProblem = responseHeaderValueProblem(name, value);
+      if (valueProblem) problem(memberPath(path, name), valueProblem);
     }
   }
 }

@@ -1152,7 +1152,12 @@ export class Scheduler {
     this.whenSettled(
       task,
       (async () =>
-        evaluateExpression(interpolateCode(container.condition!, scope), this.deps, this.signalOf(frame)))(),
+        evaluateExpression(
+          interpolateCode(container.condition!, scope),
+          this.deps,
+          this.signalOf(frame),
+          this.state.context.workspaceId,
+        ))(),
       (_task, holds) => {
         frame.conditions.delete(id);
         if (!holds) this.finishContainer(frame, id);

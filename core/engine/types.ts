@@ -147,6 +147,8 @@ export interface CodeRunRequest {
   signal?: AbortSignal;
   /** A result larger than this, as JSON, fails the block before it leaves the sandbox. */
   maxResultBytes?: number;
+  /** Whose run this is: the sandbox shares its workers fairly between workspaces. */
+  workspaceId?: string;
 }
 
 export interface CodeRunResult {

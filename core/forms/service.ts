@@ -291,6 +291,22 @@ export interface FormCredentials {
 }
 
 /**
+ * Whether a request brings what the form's access mode asks for (a password, an address). Without
+ * it, a password or e-mail form's config answers only its mode: nothing of the form is shown
+ * before access is proven.
+ */
+export function bringsCredentials(form: Pick<FormRecord, 'authType'>, credentials: FormCredentials): boolean {
+  if (form.authType === 'password') return Boolean(credentials.password);
+  if (form.authType === 'email') return Boolean(credentials.email?.trim());
+  return true;
+}
+
+/** A refusal of the access check itself (wrong password, address not admitted): what a form counts. */
+export function isAccessRefusal(error: unknown): boolean {
+  return error instanceof InvalidPasswordError || error instanceof EmailNotAllowedError;
+}
+
+/**
  * Checks the submitter against the form's access mode and names who the run acts as: the form's
  * creator. A missing or wrong password is a 401 `INVALID_PASSWORD`; an address the list does not
  * admit (or none) a 403 `EMAIL_NOT_ALLOWED`.
@@ -307,9 +323,10 @@ export async function checkFormAccess(
     }
   }
   if (form.authType === 'email') {
-    if (!credentials.email)
-      throw new EmailNotAllowedError('This form needs the e-mail address you submit as');
-    if (!emailAllowed(form.allowedEmails ?? [], credentials.email)) {
+    // Pasted addresses often bring a space or a line break along; the list never holds one.
+    const email = credentials.email?.trim();
+    if (!email) throw new EmailNotAllowedError('This form needs the e-mail address you submit as');
+    if (!emailAllowed(form.allowedEmails ?? [], email)) {
       throw new EmailNotAllowedError('This e-mail address may not submit this form');
     }
   }

@@ -74,7 +74,7 @@ async function settle(
 const bucketWords: Partial<Record<Admission['bucket'], string>> = {
   authFailures: 'failed authentications from this address',
   formSources: 'form submissions from this address',
-  formSubmissions: 'submissions of this form',
+  formFailures: 'failed attempts at this form (from every address together)',
 };
 
 export function rateLimitError(admission: Admission): RateLimitExceededError {

@@ -21,9 +21,12 @@ export interface LimitsConfig {
   usageLimitsUsd: Record<Plan, number>;
   /** Failed authentications a source address may make. */
   authFailures: BucketRate;
-  /** Submissions one form takes, from everyone together. */
-  formSubmissions: BucketRate;
-  /** Form submissions one source address may make, to all forms together. */
+  /**
+   * Failed access attempts (wrong password, address not on the list) one form takes, from everyone
+   * together; the right password or an allowed address never draws from it.
+   */
+  formFailures: BucketRate;
+  /** Form access attempts (submissions, config reads with credentials) one source address may make, to all forms together. */
   formSources: BucketRate;
 }
 
@@ -47,11 +50,15 @@ export const defaultUsageLimitsUsd: Record<Plan, number> = {
 };
 
 export const defaultAuthFailureRate: BucketRate = perMinute(10, 20);
-export const defaultFormSubmissionRate: BucketRate = perMinute(120);
+/**
+ * Ten times what one source may try (its `formSources` and `authFailures` bursts are 20), so no
+ * single address can empty it; many addresses together can, and then stop everyone's attempts.
+ */
+export const defaultFormFailureRate: BucketRate = perMinute(60, 600);
 export const defaultFormSourceRate: BucketRate = perMinute(10, 20);
 
 /** Rates that are not a plan's: keyed by their own name in `RATE_LIMITS_JSON`. */
-const sharedRateNames = ['authFailures', 'formSubmissions', 'formSources'] as const;
+const sharedRateNames = ['authFailures', 'formFailures', 'formSources'] as const;
 type SharedRateName = (typeof sharedRateNames)[number];
 
 /** The defaults with the overrides of `RATE_LIMITS_JSON` applied; a malformed override is an error. */
@@ -70,7 +77,7 @@ function rateLimitsFrom(json: string | undefined): Omit<LimitsConfig, 'usageLimi
   const limits = structuredClone(defaultPlanLimits);
   const shared: Record<SharedRateName, BucketRate> = {
     authFailures: defaultAuthFailureRate,
-    formSubmissions: defaultFormSubmissionRate,
+    formFailures: defaultFormFailureRate,
     formSources: defaultFormSourceRate,
   };
   for (const [name, kinds] of Object.entries(parseObject('RATE_LIMITS_JSON', json))) {

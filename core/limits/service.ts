@@ -102,14 +102,34 @@ export async function takeAuthFailure(deps: LimitsDeps, sourceAddress: string): 
  * Takes a form submission's tokens: one from the source address, then one from the form. A refused
  * take is answered (the first refusal), not thrown.
  */
-export async function takeFormSubmission(
-  deps: LimitsDeps,
-  formId: string,
-  sourceAddress: string,
-): Promise<Admission> {
-  const bySource = await take(deps, `formSource#${sourceAddress}`, 'formSources', deps.config.formSources, 0);
-  if (!bySource.admitted) return bySource;
-  return take(deps, `form#${formId}`, 'formSubmissions', deps.config.formSubmissions, 0);
+/** A form access attempt (a submission, a config read with credentials) takes a token of its source address. */
+export async function takeFormSource(deps: LimitsDeps, sourceAddress: string): Promise<Admission> {
+  return take(deps, `formSource#${sourceAddress}`, 'formSources', deps.config.formSources, 0);
+}
+
+/**
+ * The form's bucket of failed attempts as it stands, read and not taken: an attempt is refused
+ * before its check while the bucket is empty, and a right one never pays.
+ */
+export async function formFailuresLeft(deps: LimitsDeps, formId: string): Promise<Admission> {
+  const rate = deps.config.formFailures;
+  const nowInMs = deps.now().getTime();
+  const stored = await deps.store.read(`form#${formId}`, usagePeriodOf(deps.now()));
+  const tatInMs = stored.tatInMs[bucketIdOf('formFailures', rate)];
+  const state = bucketState(rate, tatInMs, nowInMs);
+  return state.remaining > 0
+    ? { bucket: 'formFailures', admitted: true, state, periodCostUsd: 0 }
+    : {
+        bucket: 'formFailures',
+        admitted: false,
+        state: refusedState(rate, tatInMs ?? nowInMs, nowInMs),
+        periodCostUsd: 0,
+      };
+}
+
+/** A failed attempt at a form (wrong password, address not admitted) takes a token of the form. */
+export async function takeFormFailure(deps: LimitsDeps, formId: string): Promise<Admission> {
+  return take(deps, `form#${formId}`, 'formFailures', deps.config.formFailures, 0);
 }
 
 async function take(

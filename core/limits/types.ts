@@ -10,10 +10,10 @@ import type { BucketRate } from './token-bucket';
 export const bucketKinds = ['api', 'sync', 'async'] as const;
 export type BucketKind = (typeof bucketKinds)[number];
 /**
- * Failed authentication, counted per source address; form submissions, counted per form and per
- * source address.
+ * Failed authentication, counted per source address; form access attempts, counted per source
+ * address, and the failed ones per form.
  */
-export type BucketName = BucketKind | 'authFailures' | 'formSubmissions' | 'formSources';
+export type BucketName = BucketKind | 'authFailures' | 'formFailures' | 'formSources';
 
 /**
  * Where a bucket of a given rate is kept: a plan change moves an owner to other rates, and with

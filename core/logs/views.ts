@@ -2,6 +2,7 @@
 import type { FileObject } from '../files/types';
 import type { CostSummary, TraceSpan, WorkflowGraph } from '../engine/types';
 import type { ExecutionLogEntry, LogEntryHead } from '../runs/log';
+import { maskModelKeys } from '../workflows/model-keys';
 import type { LogSummary } from './types';
 
 export interface WorkflowRef {
@@ -110,7 +111,7 @@ export function executionDetail(entry: LogEntryHead, graph: WorkflowGraph): Exec
     executionId: entry.executionId,
     workflowId: entry.workflowId,
     workflowState: {
-      blocks: graph.blocks,
+      blocks: maskModelKeys(graph).blocks,
       edges: graph.edges,
       loops: graph.loops ?? {},
       parallels: graph.parallels ?? {},

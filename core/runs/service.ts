@@ -13,6 +13,7 @@ import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome } f
 import { type SettleDeps, settleJob } from '../jobs/service';
 import { recordRunCost } from '../limits/service';
 import type { LimitsStore } from '../limits/types';
+import { literalModelKeysOf, maskModelKeys } from '../workflows/model-keys';
 import type { WorkflowStore } from '../workflows/types';
 import { draftVersion } from './draft';
 import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './log';
@@ -72,6 +73,14 @@ export async function graphOf(
   return deployment.state;
 }
 
+/**
+ * What a run's answer, log entry and spans must not show: the environment's values, and model keys
+ * written into the graph (a provider's error may quote the key it refused).
+ */
+export function secretsOfRun(environment: Record<string, string>, graph: WorkflowGraph): string[] {
+  return [...Object.values(environment), ...literalModelKeysOf(graph)];
+}
+
 export async function environmentFor(
   deps: Pick<StepDeps, 'environmentOf'>,
   graph: WorkflowGraph,
@@ -113,7 +122,10 @@ export async function executeStep(deps: StepDeps, state: ExecutionState): Promis
   // Only a run that was checkpointed has a checkpoint to remove; most runs finish in their first step.
   if (resuming) await deps.checkpoints.delete(state.executionId);
   // Secret values never leave the step: not in the answer, the log entry, or the trace spans.
-  const result = redactSecrets(outcome.result, Object.values(environment)) as RunResult;
+  const result = redactSecrets(
+    outcome.result,
+    secretsOfRun(environment, checkpoint.context.graph),
+  ) as RunResult;
   const json = JSON.stringify(result);
   if (Buffer.byteLength(json) <= inlineResultLimitInBytes) return { status: 'done', result };
   await deps.checkpoints.saveJson(resultKey(state.executionId), json);
@@ -229,7 +241,8 @@ async function draftGraphOf(
 ): Promise<Pick<ExecutionLogEntry, 'workflowState'>> {
   if (state.deploymentVersion !== draftVersion || !deps.drafts) return {};
   const workflow = await deps.drafts.getWorkflow(state.workflowId);
-  return workflow ? { workflowState: workflow.state } : {};
+  // Kept with the log entry, which every reader of the workspace's logs may see: keys masked.
+  return workflow ? { workflowState: maskModelKeys(workflow.state) } : {};
 }
 
 async function runResultOf(deps: FinalizeDeps, state: ExecutionState): Promise<RunResult> {

@@ -14,7 +14,14 @@ import { runToCompletion } from '../engine/run';
 import type { EngineDeps, RunResult, WorkflowGraph } from '../engine/types';
 import { redactSecrets } from '../environment/redact';
 import { ValidationError } from '../errors';
-import { environmentFor, type FinalizeDeps, finalizeRun, graphOf, type StepDeps } from './service';
+import {
+  environmentFor,
+  type FinalizeDeps,
+  finalizeRun,
+  graphOf,
+  type StepDeps,
+  secretsOfRun,
+} from './service';
 import type { ExecutionRequest, ExecutionState } from './types';
 
 export const doneMarker = 'data: [DONE]\n\n';
@@ -128,7 +135,7 @@ export async function streamRun(
   let fault: unknown;
   try {
     const environment = await environmentFor(deps.step, graph, request.workspaceId);
-    secrets = Object.values(environment);
+    secrets = secretsOfRun(environment, graph);
     const engine: EngineDeps = {
       ...deps.step.engine,
       onChunk: (blockId, chunk) => engineOpen && send({ blockId, chunk }),

@@ -7,6 +7,7 @@ import { newId } from '../ids';
 import { requireWorkspaceAccess } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore, WorkspacePermission } from '../identity/types';
+import { keepMaskedModelKeys, maskModelKeys } from './model-keys';
 import type { Deployment, WorkflowRecord, WorkflowStore } from './types';
 
 export interface WorkflowDeps {
@@ -33,9 +34,14 @@ export function workflowStatus(record: WorkflowRecord): WorkflowStatus {
   };
 }
 
+/** A workflow as its readers see it: model keys written into the graph are masked (./model-keys.ts). */
 export function workflowView(record: WorkflowRecord): WorkflowView {
-  const { stateHash: _s, deployedStateHash: _d, revision: _r, ...rest } = record;
-  return { ...rest, needsRedeployment: workflowStatus(record).needsRedeployment };
+  const { stateHash: _s, deployedStateHash: _d, revision: _r, state, ...rest } = record;
+  return {
+    ...rest,
+    state: maskModelKeys(state),
+    needsRedeployment: workflowStatus(record).needsRedeployment,
+  };
 }
 
 export type WorkflowSummary = Omit<WorkflowView, 'state'>;
@@ -148,7 +154,7 @@ export async function updateWorkflow(
   patch: { name?: string; description?: string; folderId?: string | null; state?: WorkflowGraph },
 ): Promise<WorkflowView> {
   const current = await loadWorkflow(deps, principal, workflowId, 'write');
-  const state = patch.state ? validateGraph(patch.state) : current.state;
+  const state = patch.state ? validateGraph(keepMaskedModelKeys(patch.state, current.state)) : current.state;
   const next: WorkflowRecord = {
     ...current,
     name: patch.name ?? current.name,

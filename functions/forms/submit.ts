@@ -1,17 +1,19 @@
 import { formRoutes } from '../../catalog/form-routes';
-import { asFormDataError, checkFormAccess, findPublicForm, formRunInput } from '../../core/forms/service';
+import { asFormDataError, findPublicForm, formRunInput } from '../../core/forms/service';
 import { enqueueRun } from '../../core/jobs/service';
 import { prepareRun } from '../../core/runs/prepare';
-import { admitFormRun, admitFormSubmission } from '../http/limits';
+import { admitFormRun } from '../http/limits';
 import { ok } from '../http/responses';
 import { publicRoute } from '../http/route';
 import { prepareDeps } from '../wiring/prepare';
 import { formDeps } from '../wiring/forms';
 import { enqueueDeps } from '../wiring/jobs';
+import { provenFormAccess } from './access';
 
 /**
- * Public: a submission takes a token of its source address and of its form before anything is
- * checked (so a wrong password costs like a request), then runs as the form's creator.
+ * Public: a submission takes a token of its source address before anything is checked (so a wrong
+ * password costs like a request), a refused one a token of its form too; then it runs as the form's
+ * creator.
  */
 export const handler = publicRoute(
   formRoutes,
@@ -19,8 +21,7 @@ export const handler = publicRoute(
   async ({ params, body, event, limits, logger }) => {
     const deps = formDeps();
     const form = await findPublicForm(deps, params.identifier);
-    await admitFormSubmission(form.id, event, limits);
-    const principal = await checkFormAccess(deps, form, body);
+    const principal = await provenFormAccess(deps, form, body, event, limits);
     const input = await formRunInput(deps, form, body.formData);
     await admitFormRun(principal.user, limits);
     const request = await prepareRun(prepareDeps(), principal, form.workflowId, input, {

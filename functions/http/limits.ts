@@ -22,8 +22,10 @@ import {
   type Admission,
   limitOwnerOf,
   refundCharge,
+  formFailuresLeft,
   takeAuthFailure,
-  takeFormSubmission,
+  takeFormFailure,
+  takeFormSource,
 } from '../../core/limits/service';
 import type { LimitOwner } from '../../core/limits/types';
 import { identityDeps } from '../wiring/identity';
@@ -142,18 +144,29 @@ export async function admitWebhookCall(user: User, limits: RequestLimits): Promi
 }
 
 /**
- * A form submission's tokens: its source address's, then its form's. The answer's X-RateLimit-*
- * headers are the form's bucket, whatever the run draws from its creator later (strangers do not
- * see the creator's limits).
+ * A form access attempt (a submission, or a config read with a password or address) takes a token
+ * of its source address; at a password or e-mail form it is refused, before anything is checked,
+ * while the form's failed attempts are out. The answer's X-RateLimit-* headers are the source's
+ * bucket, whatever the run draws from the form's creator later (strangers do not see the creator's
+ * limits).
  */
-export async function admitFormSubmission(
-  formId: string,
+export async function admitFormAttempt(
+  form: { id: string; authType: string },
   event: APIGatewayProxyEvent,
   limits: RequestLimits,
 ): Promise<void> {
-  const admission = await takeFormSubmission(limitsDeps(), formId, sourceOf(event));
-  limits.shownAdmission = admission;
-  if (!admission.admitted) throw rateLimitError(admission);
+  const deps = limitsDeps();
+  const bySource = await takeFormSource(deps, sourceOf(event));
+  limits.shownAdmission = bySource;
+  if (!bySource.admitted) throw rateLimitError(bySource);
+  if (form.authType === 'public') return;
+  const failures = await formFailuresLeft(deps, form.id);
+  if (!failures.admitted) throw rateLimitError(failures);
+}
+
+/** A wrong password or an address the list does not admit takes a token of its form. */
+export async function countFormFailure(formId: string): Promise<void> {
+  await takeFormFailure(limitsDeps(), formId);
 }
 
 /** The run of an admitted submission draws from the async bucket of the form's creator. */

@@ -16,10 +16,22 @@ export const ok = (body: unknown, headers?: Record<string, string>): JsonRespons
 });
 export const created = (body: unknown): JsonResponse => ({ statusCode: 201, body });
 
+/**
+ * The headers every answer of the API carries, after any of the answer's own: its body is JSON
+ * whatever a workflow's response block says, and browsers are told not to guess otherwise.
+ */
+export const answerHeaders = {
+  'content-type': 'application/json',
+  'x-content-type-options': 'nosniff',
+} as const;
+
 export function toProxyResult(response: JsonResponse): APIGatewayProxyResult {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers ?? {}))
+    if (!(name.toLowerCase() in answerHeaders)) headers[name] = value;
   return {
     statusCode: response.statusCode,
-    headers: { 'content-type': 'application/json', ...response.headers },
+    headers: { ...headers, ...answerHeaders },
     body: JSON.stringify(response.body ?? null),
   };
 }

@@ -59,6 +59,10 @@ function engineDeps(): EngineDeps {
   const http: HttpClient = overrides.http ?? createGuardedHttpClient({ maxRedirects: 5 });
   sandbox = createSandboxPool({
     size: positiveIntegerFromEnv('SANDBOX_WORKERS'),
+    // A Lambda invocation serves one run, of one workspace: there is no one to share its pool with.
+    maxBusyPerWorkspace:
+      positiveIntegerFromEnv('SANDBOX_WORKERS_PER_WORKSPACE') ??
+      (process.env.AWS_LAMBDA_FUNCTION_NAME ? Number.MAX_SAFE_INTEGER : undefined),
     // A run's memory limit, plus room for the runtime and the next run's prepared sandbox.
     heapLimitInBytes: defaultFunctionMemoryLimitInBytes + 32 * 1024 * 1024,
   });

@@ -3,13 +3,16 @@ import type { WorkflowGraph } from '../../core/engine/types';
 import { createWorkflow } from '../../core/workflows/service';
 import { created } from '../http/responses';
 import { httpRoute } from '../http/route';
-import { permissionWarnings } from '../wiring/permissions';
 import { workflowDeps } from '../wiring/workflows';
+import { saveWarnings } from './save-warnings';
 
 export const handler = httpRoute(workflowRoutes, 'createWorkflow', async ({ principal, body }) => {
   const workflow = await createWorkflow(workflowDeps(), principal, {
     ...body,
     state: body.state as WorkflowGraph,
   });
-  return created({ data: workflow, ...(await permissionWarnings(principal.user, () => workflow.state)) });
+  return created({
+    data: workflow,
+    ...(await saveWarnings(principal.user, body.state as WorkflowGraph | undefined, () => workflow.state)),
+  });
 });

@@ -9,6 +9,7 @@
 import '../../adapters/worker-roles';
 import { prepareStream, type StreamOutcome, streamRun } from '../../core/runs/stream';
 import type { ExecutionRequest } from '../../core/runs/types';
+import { answerHeaders } from '../http/responses';
 import type { ResponseSink } from '../http/streaming-route';
 import { streamDeps } from '../wiring/stream';
 
@@ -24,6 +25,7 @@ export async function runStreamed(
   const deps = streamDeps();
   const prepared = await prepareStream(deps, request, selectedOutputs);
   sink.start(200, {
+    ...answerHeaders,
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',

@@ -17,7 +17,7 @@ async function accessForm(settings: Record<string, unknown>) {
   });
   const page = await browser.page();
   await page.goto(`${siteUrl()}/form/${form.identifier}`);
-  return { tenant, page };
+  return { tenant, page, form };
 }
 
 async function fillAndSubmit(page: Page): Promise<void> {
@@ -32,7 +32,7 @@ describe('form page access', () => {
     await expect
       .poll(() => page.getByRole('heading', { level: 2 }).textContent())
       .toBe('This form is protected');
-    expect(await page.getByLabel('Name').isVisible()).toBe(false);
+    expect(await page.getByLabel('Name').count()).toBe(0);
     await screenshot(page, 'access-password');
 
     // Act
@@ -47,22 +47,56 @@ describe('form page access', () => {
     expect(run.trigger).toBe('form');
   });
 
-  it('returns to the password step with a plain message when the password is wrong, keeping the answers', async () => {
+  it('shows nothing of the form before the password, and says a wrong one is wrong on the password step', async () => {
     // Prepare
     const { page } = await accessForm({ authType: 'password', password: 'open sesame' });
-    await page.getByLabel('Password').fill('guess');
-    await page.getByRole('button', { name: 'Continue' }).click();
+    // The config reads that bring a password, by their answer's status.
+    const configReads: number[] = [];
+    page.on('response', async (response) => {
+      const read = response.request();
+      if (read.method() !== 'GET' || !new URL(response.url()).pathname.startsWith('/api/form/')) return;
+      if ((await read.allHeaders())['x-form-password'] !== undefined) configReads.push(response.status());
+    });
+    await expect
+      .poll(() => page.getByRole('heading', { level: 2 }).textContent())
+      .toBe('This form is protected');
 
     // Act
-    await fillAndSubmit(page);
+    await page.getByLabel('Password').fill('guess');
+    await page.getByRole('button', { name: 'Continue' }).click();
 
     // Assess
     const password = page.getByLabel('Password');
     await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByText('That password is not correct.').isVisible()).toBe(true);
     expect(await page.locator(':focus').getAttribute('name')).toBe('password');
+    expect(await page.getByLabel('Name').count()).toBe(0);
+    expect(await page.getByText('A form', { exact: true }).count()).toBe(0);
+    await expect.poll(() => configReads).toEqual([401]);
     await screenshot(page, 'access-wrong-password');
     await password.fill('open sesame');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await fillAndSubmit(page);
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Received.');
+    await expect.poll(() => configReads).toEqual([401, 200]);
+  });
+
+  it('comes back to the password step, keeping the answers, when a submission is refused', async () => {
+    // Prepare
+    const { tenant, page, form } = await accessForm({ authType: 'password', password: 'open sesame' });
+    await page.getByLabel('Password').fill('open sesame');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Name').fill('Ada');
+    await tenant.call('PUT', `/api/forms/${form.id}`, { password: 'changed meanwhile' });
+
+    // Act
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    // Assess
+    const password = page.getByLabel('Password');
+    await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByText('That password is not correct.').isVisible()).toBe(true);
+    await password.fill('changed meanwhile');
     await page.getByRole('button', { name: 'Continue' }).click();
     expect(await page.getByLabel('Name').inputValue()).toBe('Ada');
     await page.getByRole('button', { name: 'Submit' }).click();
@@ -78,7 +112,7 @@ describe('form page access', () => {
 
     // Assess
     expect(await page.getByText('Enter the password.').isVisible()).toBe(true);
-    expect(await page.getByLabel('Name').isVisible()).toBe(false);
+    expect(await page.getByLabel('Name').count()).toBe(0);
   });
 
   it('admits a listed address', async () => {
@@ -116,15 +150,15 @@ describe('form page access', () => {
       allowedEmails: ['ada@example.com', '@example.org'],
     });
     await page.getByLabel('E-mail address').fill('mallory@sub.example.org');
-    await page.getByRole('button', { name: 'Continue' }).click();
 
     // Act
-    await fillAndSubmit(page);
+    await page.getByRole('button', { name: 'Continue' }).click();
 
     // Assess
     const email = page.getByLabel('E-mail address');
     await expect.poll(() => email.getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByText('This e-mail address may not use this form.').isVisible()).toBe(true);
+    expect(await page.getByLabel('Name').count()).toBe(0);
     expect(await page.getByRole('status').count()).toBe(0);
     await screenshot(page, 'access-email-refused');
   });
@@ -139,6 +173,6 @@ describe('form page access', () => {
 
     // Assess
     expect(await page.getByText('Enter an e-mail address like name@example.com.').isVisible()).toBe(true);
-    expect(await page.getByLabel('Name').isVisible()).toBe(false);
+    expect(await page.getByLabel('Name').count()).toBe(0);
   });
 });

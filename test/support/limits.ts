@@ -12,6 +12,6 @@ export const unreachableRateLimitsJson = JSON.stringify({
   team: plan,
   enterprise: plan,
   authFailures: unreachable,
-  formSubmissions: unreachable,
+  formFailures: unreachable,
   formSources: unreachable,
 });

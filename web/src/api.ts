@@ -1,18 +1,30 @@
 /** The page's two calls, to its own origin's `/api/form/<identifier>`. */
 import type { FormConfig, ServerError } from './values';
 
+/** What proves access to a password or e-mail form. */
+export interface Credentials {
+  password?: string;
+  email?: string;
+}
+
 export type Answer<T> = { ok: true; data: T } | { ok: false; error: ServerError };
 
 const path = (identifier: string) => `/api/form/${encodeURIComponent(identifier)}`;
 
-export function loadConfig(identifier: string): Promise<Answer<FormConfig>> {
-  return call<FormConfig>(path(identifier), { method: 'GET' });
+/**
+ * The form's configuration; a password or e-mail form gives it only with its credentials, sent in
+ * headers (never in the address), percent-encoded since a header carries no more than Latin-1.
+ */
+export function loadConfig(identifier: string, credentials: Credentials = {}): Promise<Answer<FormConfig>> {
+  const headers: Record<string, string> = {};
+  if (credentials.password !== undefined)
+    headers['x-form-password'] = encodeURIComponent(credentials.password);
+  if (credentials.email !== undefined) headers['x-form-email'] = encodeURIComponent(credentials.email);
+  return call<FormConfig>(path(identifier), { method: 'GET', headers });
 }
 
-export interface Submission {
+export interface Submission extends Credentials {
   formData: Record<string, unknown>;
-  password?: string;
-  email?: string;
 }
 
 export function submitForm(
@@ -40,6 +52,7 @@ async function call<T>(url: string, init: RequestInit): Promise<Answer<T>> {
     ok: false,
     error: {
       status: response.ok ? 500 : response.status,
+      authType: body?.authType === 'password' || body?.authType === 'email' ? body.authType : undefined,
       code: body?.code,
       message: typeof body?.error === 'string' ? body.error : undefined,
       details: Array.isArray(body?.details) ? body.details : undefined,

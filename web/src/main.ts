@@ -1,9 +1,9 @@
 /**
  * The form page: reads the form's identifier from its address, loads the configuration, and walks
- * the person through the access step (password or e-mail, when the form has one), the fields, and
- * the thank-you message.
+ * the person through the access step (password or e-mail, when the form has one: the server gives
+ * the configuration only once it has checked them), the fields, and the thank-you message.
  */
-import { loadConfig, type Submission, submitForm } from './api';
+import { type Credentials, loadConfig, type Submission, submitForm } from './api';
 import { focusOn, h, uniqueId } from './dom';
 import { type FieldControl, fieldControl } from './fields';
 import {
@@ -40,15 +40,32 @@ async function start(): Promise<void> {
   const identifier = safeDecode(segment);
   if (!identifier || !identifierPattern.test(identifier)) return notFound();
   const answer = await loadConfig(identifier);
-  if (!answer.ok) {
-    if (answer.error.status === 404) return notFound();
-    document.title = 'Form unavailable';
-    return show(
-      h('h1', {}, 'This form could not be loaded'),
-      h('p', { role: 'alert' }, topMessageOf(answer.error)),
-    );
-  }
-  renderForm(answer.data);
+  if (answer.ok) return renderForm(answer.data);
+  if (answer.error.status === 404) return notFound();
+  if (answer.error.status === 401 && answer.error.authType)
+    return renderAccess(identifier, answer.error.authType);
+  unavailable(answer.error);
+}
+
+function unavailable(error: ServerError): void {
+  document.title = 'Form unavailable';
+  show(h('h1', {}, 'This form could not be loaded'), h('p', { role: 'alert' }, topMessageOf(error)));
+}
+
+/**
+ * A password or e-mail form before access: the page knows only which of the two it asks for. What
+ * the person enters is checked by loading the configuration with it; a refusal stays on this step.
+ */
+function renderAccess(identifier: string, authType: AccessType): void {
+  document.title = 'Protected form';
+  const access = accessStep(authType, async (credentials) => {
+    const answer = await loadConfig(identifier, credentials);
+    if (answer.ok) return void renderForm(answer.data, credentials);
+    if (answer.error.status === 404) return void notFound();
+    return topMessageOf(answer.error);
+  });
+  show(h('header', {}, h('h1', {}, 'Protected form')), access.element);
+  focusOn(access.input);
 }
 
 function safeDecode(segment: string): string | undefined {
@@ -59,7 +76,8 @@ function safeDecode(segment: string): string | undefined {
   }
 }
 
-function renderForm(config: FormConfig): void {
+function renderForm(config: FormConfig, given?: Credentials): void {
+  let credentials = given;
   document.title = config.title;
   const header = h(
     'header',
@@ -72,7 +90,16 @@ function renderForm(config: FormConfig): void {
     return;
   }
 
-  const access = config.authType === 'public' ? undefined : accessStep(config, () => openFields(true));
+  // Shown again when a submission is refused (the password changed meanwhile); checked the same way.
+  const access =
+    config.authType === 'public'
+      ? undefined
+      : accessStep(config.authType, async (next) => {
+          const answer = await loadConfig(config.identifier, next);
+          if (!answer.ok) return topMessageOf(answer.error);
+          credentials = next;
+          openFields(true);
+        });
   const controls = config.fields.map(fieldControl);
   const topError = h('div', { class: 'form-error', role: 'alert' });
   const submitButton = h('button', { type: 'submit', class: 'primary' }, 'Submit');
@@ -108,7 +135,9 @@ function renderForm(config: FormConfig): void {
     topError.replaceChildren(...(message ? [h('p', {}, message)] : []));
   }
   backButton?.addEventListener('click', () => openAccess());
-  if (access) fieldsForm.hidden = true;
+  if (access) access.element.hidden = true;
+  // Coming from the access step: the person goes on where the form begins.
+  if (given) focusOn(controls[0].input);
 
   fieldsForm.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -129,14 +158,14 @@ function renderForm(config: FormConfig): void {
     }
 
     setBusy(true);
-    const submission = await submissionOf(controls, access?.credentials()).catch((error: Error) => {
+    const submission = await submissionOf(controls, credentials).catch((error: Error) => {
       showTop(`A file could not be read (${error.message}). Choose it again and retry.`);
       return undefined;
     });
     const answer = submission ? await submitForm(config.identifier, submission) : undefined;
     setBusy(false);
     if (!answer) return;
-    if (answer.ok) return thankYou(config, header);
+    if (answer.ok) return thankYou(config, header, credentials);
     onRefused(answer.error);
   });
 
@@ -159,10 +188,7 @@ function renderForm(config: FormConfig): void {
   }
 }
 
-async function submissionOf(
-  controls: FieldControl[],
-  credentials: Omit<Submission, 'formData'> = {},
-): Promise<Submission> {
+async function submissionOf(controls: FieldControl[], credentials: Credentials = {}): Promise<Submission> {
   const formData: Record<string, unknown> = {};
   for (const control of controls) {
     const value = await control.value();
@@ -171,16 +197,23 @@ async function submissionOf(
   return { formData, ...credentials };
 }
 
+type AccessType = Exclude<FormConfig['authType'], 'public'>;
+
 interface AccessStep {
   element: HTMLFormElement;
   input: HTMLInputElement;
-  credentials(): Omit<Submission, 'formData'>;
   showError(message?: string): void;
 }
 
-/** The first step of a password or e-mail form; the server checks it with the submission. */
-function accessStep(config: FormConfig, onContinue: () => void): AccessStep {
-  const password = config.authType === 'password';
+/**
+ * The step that asks for the password or the address. `check` asks the server and answers the
+ * message of a refusal, or nothing once the page has moved on.
+ */
+function accessStep(
+  authType: AccessType,
+  check: (credentials: Credentials) => Promise<string | undefined>,
+): AccessStep {
+  const password = authType === 'password';
   const id = uniqueId('access');
   const headingId = `${id}-heading`;
   const errorId = `${id}-error`;
@@ -193,6 +226,7 @@ function accessStep(config: FormConfig, onContinue: () => void): AccessStep {
     'aria-describedby': errorId,
   });
   const error = h('p', { id: errorId, class: 'field-error', hidden: true });
+  const continueButton = h('button', { type: 'submit', class: 'primary' }, 'Continue');
   const element = h(
     'form',
     { class: 'step', novalidate: true, 'aria-labelledby': headingId },
@@ -211,12 +245,11 @@ function accessStep(config: FormConfig, onContinue: () => void): AccessStep {
       input,
       error,
     ),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Continue')),
+    h('div', { class: 'actions' }, continueButton),
   );
   const step: AccessStep = {
     element,
     input,
-    credentials: () => (password ? { password: input.value } : { email: input.value.trim() }),
     showError(message) {
       error.textContent = message ?? '';
       error.hidden = !message;
@@ -224,23 +257,34 @@ function accessStep(config: FormConfig, onContinue: () => void): AccessStep {
       else input.removeAttribute('aria-invalid');
     },
   };
-  element.addEventListener('submit', (event) => {
+  element.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (element.getAttribute('aria-busy') === 'true') return;
     const checked = password ? checkPassword(input.value) : checkEmail(input.value);
     if (!checked.ok) {
       step.showError(checked.message);
       return focusOn(input);
     }
     step.showError();
-    onContinue();
+    element.setAttribute('aria-busy', 'true');
+    continueButton.disabled = true;
+    const refused = await check(password ? { password: input.value } : { email: input.value.trim() }).finally(
+      () => {
+        element.setAttribute('aria-busy', 'false');
+        continueButton.disabled = false;
+      },
+    );
+    if (refused === undefined) return;
+    step.showError(refused);
+    focusOn(input);
   });
   return step;
 }
 
-function thankYou(config: FormConfig, header: HTMLElement): void {
+function thankYou(config: FormConfig, header: HTMLElement, credentials?: Credentials): void {
   const message = h('p', { class: 'thanks', role: 'status' }, config.thankYouMessage);
   const again = h('button', { type: 'button', class: 'secondary' }, 'Send another response');
-  again.addEventListener('click', () => renderForm(config));
+  again.addEventListener('click', () => renderForm(config, credentials));
   show(header, message, h('div', { class: 'actions' }, again));
   focusOn(message);
 }

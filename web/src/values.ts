@@ -116,6 +116,8 @@ export function initialToggle(field: FormField): boolean {
 
 export interface ServerError {
   status: number;
+  /** A password or e-mail form asked without credentials: the access it needs, and nothing else. */
+  authType?: Exclude<AuthType, 'public'>;
   code?: string;
   message?: string;
   details?: { path: string; message: string }[];

@@ -10,6 +10,7 @@ export async function evaluateExpression(
   expression: string,
   deps: EngineDeps,
   signal?: AbortSignal,
+  workspaceId?: string,
 ): Promise<boolean> {
   // The line break keeps a trailing line comment in the expression from swallowing the paren.
   const { result } = await deps.codeRunner.run({
@@ -17,6 +18,7 @@ export async function evaluateExpression(
     timeoutInMs: functionTimeoutInMs(undefined, deps),
     memoryLimitInBytes: functionMemoryLimitInBytes(deps),
     ...(signal ? { signal } : {}),
+    ...(workspaceId ? { workspaceId } : {}),
   });
   return Boolean(result);
 }
@@ -53,7 +55,7 @@ export const conditionBlock: BlockDefinition = {
       expression: isElse(condition.expression) ? condition.expression : resolve.code(condition.expression),
     })),
   }),
-  async execute(inputs, { deps, signal }) {
+  async execute(inputs, { deps, signal, context }) {
     for (const condition of inputs.conditions as Condition[]) {
       if (isElse(condition.expression)) {
         return {
@@ -63,7 +65,7 @@ export const conditionBlock: BlockDefinition = {
       }
       let holds: boolean;
       try {
-        holds = await evaluateExpression(condition.expression, deps, signal);
+        holds = await evaluateExpression(condition.expression, deps, signal, context.workspaceId);
       } catch (error) {
         throw new BlockError(
           `Condition "${condition.id}" failed: ${error instanceof Error ? error.message : String(error)}`,

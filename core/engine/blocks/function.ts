@@ -29,8 +29,9 @@ export const functionBlock: BlockDefinition = {
     if (timeoutMs !== undefined) inputs.timeoutMs = resolve.value(timeoutMs);
     return inputs;
   },
-  async execute(inputs, { deps, signal }) {
+  async execute(inputs, { deps, signal, context }) {
     const { result, stdout } = await deps.codeRunner.run({
+      workspaceId: context.workspaceId,
       code: String(inputs.code),
       timeoutInMs: functionTimeoutInMs(inputs.timeoutMs, deps),
       memoryLimitInBytes: functionMemoryLimitInBytes(deps),

@@ -1,3 +1,4 @@
+import { responseHeaderNameProblem, responseHeaderValueProblem } from '../response-headers';
 import { BlockError, type BlockDefinition } from './types';
 
 function statusOf(value: unknown): number {
@@ -11,6 +12,11 @@ function statusOf(value: unknown): number {
   return status;
 }
 
+/**
+ * The headers as they will be sent, names lowercased. Saving refuses what it can see; a name or
+ * value that comes from a reference is checked here, so an old graph or a run's data cannot set a
+ * header off the list either.
+ */
 function headersOf(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value))
@@ -18,7 +24,10 @@ function headersOf(value: unknown): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, header] of Object.entries(value)) {
     if (header === undefined || header === null) continue;
-    headers[name] = typeof header === 'string' ? header : JSON.stringify(header);
+    const text = typeof header === 'string' ? header : JSON.stringify(header);
+    const problem = responseHeaderNameProblem(name) ?? responseHeaderValueProblem(name, text);
+    if (problem) throw new BlockError(problem);
+    headers[name.toLowerCase()] = text;
   }
   return headers;
 }

@@ -1,6 +1,6 @@
 /**
- * Form submissions are rate limited per source address and per form, before any password is
- * checked; the answers carry the form's bucket, never the creator's.
+ * Form submissions are rate limited per source address before any password is checked, and failed
+ * attempts per form; the answers carry the form's buckets, never the creator's.
  */
 import { describe, expect, it } from 'vitest';
 import { everyFieldGraph, formOf, workflowOf } from '../../support/forms';
@@ -14,7 +14,7 @@ process.env.RATE_LIMITS_JSON = JSON.stringify({
   free: { api: unreachable, sync: unreachable, async: unreachable },
   authFailures: unreachable,
   formSources: slow(3),
-  formSubmissions: slow(5),
+  formFailures: slow(5),
 });
 
 const service = useLocalService();
@@ -51,23 +51,50 @@ describe('form submission limits', () => {
     expect(otherSource.status).toBe(200);
   });
 
-  it('refuses a form past its burst whatever the source address, and leaves other forms open', async () => {
+  it('counts only failed attempts against a form: submissions that pass never use it up', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('limits');
+    const form = await formOf(tenant, await workflowOf(tenant, everyFieldGraph()), {
+      authType: 'password',
+      password: 'letmein',
+    });
+    const body = (password: string) => ({ formData: { name: 'Ada' }, password });
+
+    // Act: more right passwords than the form's failure burst (5), from different addresses
+    const right = [];
+    for (const address of [
+      '127.0.0.41',
+      '127.0.0.42',
+      '127.0.0.43',
+      '127.0.0.44',
+      '127.0.0.45',
+      '127.0.0.46',
+    ])
+      right.push(await submitFrom(address, form.identifier, body('letmein')));
+
+    // Assess
+    expect(right.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+
+  it('refuses every attempt at a form once many addresses have used up its failed attempts, and leaves other forms open', async () => {
+    // Prepare
     const tenant = await service.get().newTenant('limits');
     const workflowId = await workflowOf(tenant, everyFieldGraph());
-    const busy = await formOf(tenant, workflowId);
-    const quiet = await formOf(tenant, workflowId);
-    const body = { formData: { name: 'Ada' } };
+    const busy = await formOf(tenant, workflowId, { authType: 'password', password: 'letmein' });
+    const quiet = await formOf(tenant, workflowId, { authType: 'password', password: 'letmein' });
+    const body = (password: string) => ({ formData: { name: 'Ada' }, password });
 
-    const answers = [];
-    for (const address of ['127.0.0.21', '127.0.0.22', '127.0.0.23', '127.0.0.24', '127.0.0.25']) {
-      answers.push(await submitFrom(address, busy.identifier, body));
-    }
-    const sixth = await submitFrom('127.0.0.26', busy.identifier, body);
-    const other = await submitFrom('127.0.0.26', quiet.identifier, body);
+    // Act
+    const wrong = [];
+    for (const address of ['127.0.0.21', '127.0.0.22', '127.0.0.23', '127.0.0.24', '127.0.0.25'])
+      wrong.push(await submitFrom(address, busy.identifier, body('nope')));
+    const sixth = await submitFrom('127.0.0.26', busy.identifier, body('letmein'));
+    const other = await submitFrom('127.0.0.27', quiet.identifier, body('letmein'));
 
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    // Assess
+    expect(wrong.map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401]);
     expect(sixth.status).toBe(429);
-    expect(sixth.body.error).toContain('submissions of this form');
+    expect(sixth.body.error).toContain('failed attempts at this form');
     expect(other.status).toBe(200);
   });
 

@@ -173,7 +173,9 @@ describe('form management', () => {
       thankYouMessage: null,
     });
     const oldPage = await request(service.get().url, 'GET', `/api/form/${form.identifier}`);
-    const newPage = await request(service.get().url, 'GET', `/api/form/${identifier}`);
+    const newPage = await request(service.get().url, 'GET', `/api/form/${identifier}`, {
+      headers: { 'x-form-password': 'hunter22' },
+    });
     const byId = await tenant.call('GET', `/api/forms/${form.id}`);
     const reuse = await formOf(tenant, workflowId, { identifier: form.identifier });
 

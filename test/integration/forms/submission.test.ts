@@ -48,7 +48,7 @@ describe('form page config', () => {
     });
   });
 
-  it('never gives the password or the address list', async () => {
+  it('answers a password or e-mail form asked without credentials with 401 and its authType alone', async () => {
     const tenant = await service.get().newTenant('config');
     const workflowId = await workflowOf(tenant, everyFieldGraph());
     const locked = await formOf(tenant, workflowId, { authType: 'password', password: 'sekret-pass' });
@@ -61,10 +61,8 @@ describe('form page config', () => {
       [locked, listed].map((form) => request(url(), 'GET', `/api/form/${form.identifier}`)),
     );
 
-    expect(answers.map((answer) => answer.body.data.authType)).toEqual(['password', 'email']);
-    expect(JSON.stringify(answers.map((answer) => answer.body))).not.toMatch(
-      /sekret|scrypt|boss@|corp\.example|allowedEmails|"password"\s*:|passwordHash/,
-    );
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401]);
+    expect(answers.map((answer) => answer.body)).toEqual([{ authType: 'password' }, { authType: 'email' }]);
   });
 
   it('answers 404 NOT_FOUND for an unknown identifier, one that cannot exist, and a form whose workflow is undeployed', async () => {

@@ -77,6 +77,30 @@ describe('workflow runs', () => {
     ]);
   });
 
+  it("names the run's workspace to the sandbox for function blocks, conditions and loop conditions", async () => {
+    // Prepare
+    const runner = inProcessRunner();
+    const loop = block('l', 'loop', 'Again', { loopType: 'while', condition: '<loop.index> < 1' });
+    const graph = graphOf(
+      [
+        start,
+        block('f', 'function', 'Code', { code: 'return 1' }),
+        block('c', 'condition', 'Check', { conditions: [{ id: 'yes', expression: 'true' }] }),
+        loop,
+        { ...block('inner', 'function', 'Inner', { code: 'return 2' }), parentId: 'l' },
+      ],
+      [edge('s', 'f'), edge('f', 'c'), edge('c', 'l', 'condition-yes')],
+    );
+
+    // Act
+    const result = await runToCompletion(contextOf(graph), depsOf(runner));
+
+    // Assess
+    expect(result.success, result.error).toBe(true);
+    expect(runner.requests.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(runner.requests.map((request) => request.workspaceId))).toEqual(new Set(['ws-1']));
+  });
+
   it('follows the branch of the first condition that holds and prunes the others', async () => {
     const graph = graphOf(
       [

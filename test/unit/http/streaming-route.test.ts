@@ -35,7 +35,7 @@ describe('streamingHttpRoute', () => {
 
     // Assess
     expect(calls).toEqual([
-      ['start', 200, { 'content-type': 'application/json' }],
+      ['start', 200, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' }],
       ['write', '{"status":"ok"}'],
       ['end'],
     ]);
@@ -76,7 +76,7 @@ describe('streamingHttpRoute', () => {
 
     // Assess
     expect(calls).toEqual([
-      ['start', 404, { 'content-type': 'application/json' }],
+      ['start', 404, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' }],
       ['write', '{"error":"Workflow not found","code":"NOT_FOUND"}'],
       ['end'],
     ]);

@@ -51,18 +51,18 @@ describe('limitsConfigFrom', () => {
       plans: defaultPlanLimits,
       usageLimitsUsd: { free: 10, pro: 100, team: 500, enterprise: 10_000 },
       authFailures: defaultAuthFailureRate,
-      formSubmissions: { requestsPerMinute: 120, maxBurst: 240 },
+      formFailures: { requestsPerMinute: 60, maxBurst: 600 },
       formSources: { requestsPerMinute: 10, maxBurst: 20 },
     });
   });
 
-  it('takes the form submission rates per form and per source address from RATE_LIMITS_JSON', () => {
+  it('takes the form rates, failed attempts per form and attempts per source address, from RATE_LIMITS_JSON', () => {
     const config = limitsConfigFrom({
       RATE_LIMITS_JSON:
-        '{"formSubmissions": {"requestsPerMinute": 30, "maxBurst": 30}, "formSources": {"requestsPerMinute": 2, "maxBurst": 4}}',
+        '{"formFailures": {"requestsPerMinute": 30, "maxBurst": 30}, "formSources": {"requestsPerMinute": 2, "maxBurst": 4}}',
     });
 
-    expect(config.formSubmissions).toEqual({ requestsPerMinute: 30, maxBurst: 30 });
+    expect(config.formFailures).toEqual({ requestsPerMinute: 30, maxBurst: 30 });
     expect(config.formSources).toEqual({ requestsPerMinute: 2, maxBurst: 4 });
     expect(() => limitsConfigFrom({ RATE_LIMITS_JSON: '{"formSources": {"requestsPerMinute": 0}}' })).toThrow(
       'RATE_LIMITS_JSON: formSources needs requestsPerMinute and maxBurst, both above 0',
