@@ -5,7 +5,8 @@
  *   WorkflowData          tables, files bucket (+ access logs bucket), queues + DLQs, admin key secret
  *   WorkflowExecution     step and finalize workers, Express and Standard state machines
  *   WorkflowRoutes<Tag>   the route functions of one route-table tag (one stack per tag)
- *   WorkflowApi           REST API, stage, resources, methods, invoke permissions
+ *   WorkflowApi           REST API, stage, resources, methods, invoke permissions; names the route
+ *                         functions (no exports) and is deployed after every route stack
  *   WorkflowSite          form pages: site bucket, CloudFront distribution (/form/* app, /api/* API)
  *   WorkflowSso           with single sign-on only: Cognito user pool, identity providers, app client
  */
