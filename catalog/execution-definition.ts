@@ -15,18 +15,21 @@ export const taskWorkers = {
 
 export const executionDefinitionSubstitutions = Object.keys(taskWorkers) as (keyof typeof taskWorkers)[];
 
+/** The Lambda errors a Task retries: Lambda's own transient failures, never the function's. */
+export const retriedLambdaErrors = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.ClientExecutionTimeoutException',
+  'Lambda.TooManyRequestsException',
+] as const;
+
+/**
+ * Waits of 1, 2 and 4 s: at most 7 s per Task, which the time limits of catalog/function-defaults.ts
+ * leave room for within an Express execution's 5 minutes.
+ */
 const lambdaRetry = [
-  {
-    ErrorEquals: [
-      'Lambda.ServiceException',
-      'Lambda.AWSLambdaException',
-      'Lambda.SdkClientException',
-      'Lambda.TooManyRequestsException',
-    ],
-    IntervalSeconds: 1,
-    MaxAttempts: 3,
-    BackoffRate: 2,
-  },
+  { ErrorEquals: [...retriedLambdaErrors], IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 },
 ];
 
 export function executionDefinition(): Record<string, unknown> {

@@ -20,6 +20,7 @@ import { formRoutes } from './form-routes';
 import { scheduleRoutes } from './schedule-routes';
 import { organizationRoutes } from './organization-routes';
 import { permissionGroupRoutes } from './permission-group-routes';
+import { finalizeTimeoutInSeconds, stepTimeoutInSeconds } from './function-defaults';
 import type { QueueName, ResourceAccess, StateMachineName } from './resources';
 import type { RouteDefinition } from './route-definition';
 
@@ -87,7 +88,7 @@ export const workers = {
       // Agent and router blocks with provider `bedrock`.
       models: 'invoke',
     },
-    timeoutInSeconds: 300,
+    timeoutInSeconds: stepTimeoutInSeconds,
     memoryInMb: 1024,
     runsBlocks: true,
     trigger: { kind: 'stateMachineTask' },
@@ -104,7 +105,7 @@ export const workers = {
       // The completion event of a run that a subscription matches; the subscriptions are read (entities).
       queues: { notifications: 'send' },
     },
-    timeoutInSeconds: 60,
+    timeoutInSeconds: finalizeTimeoutInSeconds,
     memoryInMb: 512,
     trigger: { kind: 'stateMachineTask' },
   },

@@ -1,9 +1,10 @@
 /**
  * The API stack: the REST API with its stage, the resource tree built from the route table's paths,
  * one method per route with a Lambda proxy integration to that route's own function (which lives in
- * a route functions stack), and the errors API Gateway answers itself.
+ * a route functions stack, reached by its name, lib/route-functions-stack.ts), and the errors API
+ * Gateway answers itself.
  */
-import { Duration, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Duration, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -20,7 +21,8 @@ export const apiThrottling = { rateLimit: 500, burstLimit: 1000 };
 
 export interface ApiRoute {
   readonly route: RouteDefinition;
-  readonly function: lambda.IFunction;
+  /** The physical name of the route's function, in a stack this one is deployed after. */
+  readonly functionName: string;
 }
 
 export interface ApiStackProps extends StackProps {
@@ -64,11 +66,16 @@ export class ApiStack extends Stack {
     });
     this.addErrorResponses();
 
-    for (const { route, function: routeFunction } of props.routes) {
-      // The function is referenced by ARN and its invoke permission is created here, next to the
-      // method it serves: the function's stack then does not depend on this one (no cycle).
+    for (const { route, functionName } of props.routes) {
+      // The function is referenced by an ARN built from its name (no cross-stack export to pin it),
+      // and its invoke permission is created here, next to the method it serves.
       const fn = lambda.Function.fromFunctionAttributes(this, `${route.id}Function`, {
-        functionArn: routeFunction.functionArn,
+        functionArn: this.formatArn({
+          service: 'lambda',
+          resource: 'function',
+          resourceName: functionName,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
         sameEnvironment: true,
       });
       const resource = this.api.root.resourceForPath(route.path);

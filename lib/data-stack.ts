@@ -8,6 +8,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -30,6 +31,7 @@ import {
   type TableName,
   tables,
 } from '../catalog/resources';
+import { type WorkerDefinition, workers } from '../catalog/routes';
 import { WorkflowScheduleGroup } from './constructs/schedule-group';
 import type { ServiceResources } from './service-resources';
 
@@ -46,6 +48,8 @@ export class DataStack extends Stack {
   readonly secrets = {} as Record<SecretName, secretsmanager.Secret>;
   /** Where alarms go: operators subscribe (e-mail, chat, paging) to be told. */
   readonly alarmTopic: sns.Topic;
+  /** Encrypts the alarm topic; its key policy lets CloudWatch publish alarms to it. */
+  readonly alarmTopicKey: kms.Key;
   /** EventBridge Scheduler group of workflow schedules, each sending fires to the jobs queue. */
   readonly scheduleGroup: WorkflowScheduleGroup;
 
@@ -123,10 +127,26 @@ export class DataStack extends Stack {
       });
     }
 
+    // A key of our own: CloudWatch cannot use the AWS-managed alias/aws/sns key (its policy cannot
+    // be changed), so alarms sent to a topic under that key would be dropped without a trace.
+    this.alarmTopicKey = new kms.Key(this, 'AlarmTopicKey', {
+      description: 'Encrypts the workflow service alarm topic; CloudWatch alarms may use it to publish',
+      enableKeyRotation: true,
+    });
+    this.alarmTopicKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        // Alarms of this account only (no confused deputy acting for another account's alarms).
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    );
     this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
       displayName: 'Workflow service alarms',
       enforceSSL: true,
-      masterKey: kms.Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+      masterKey: this.alarmTopicKey,
     });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarmTopic.topicArn,
@@ -147,13 +167,22 @@ export class DataStack extends Stack {
         enforceSSL: true,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
       });
-      // A message in a dead-letter queue is work that failed for good: someone should look.
+      // A message in a dead-letter queue is work that failed for good: someone should look. A
+      // dead-letter queue that a worker drains holds a message for moments only, never long enough
+      // for "messages visible" to show it, so its alarm counts the worker's receives instead (a
+      // message moved in by redrive is not counted as sent, only as received).
+      const metricOptions = { period: Duration.minutes(1) };
       const alarm = new cloudwatch.Alarm(this, `${pascal(name)}DeadLetterAlarm`, {
         alarmDescription: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and were dead-lettered`,
-        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(1),
-          statistic: cloudwatch.Stats.MAXIMUM,
-        }),
+        metric: drainedDeadLetterQueues.has(name)
+          ? deadLetterQueue.metricNumberOfMessagesReceived({
+              ...metricOptions,
+              statistic: cloudwatch.Stats.SUM,
+            })
+          : deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              ...metricOptions,
+              statistic: cloudwatch.Stats.MAXIMUM,
+            }),
         threshold: 1,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -208,6 +237,31 @@ export class DataStack extends Stack {
       value: this.adminKeySecret.secretArn,
       description: 'Secret holding the x-admin-key: aws secretsmanager get-secret-value --secret-id <this>',
     });
+    this.exportForCodeStacks();
+  }
+
+  /**
+   * Exports every attribute that a function of the code stacks may reference, whether or not one
+   * does today. CDK exports only what is referenced, so removing the last route that used, say, the
+   * limits table would delete that export in this stack's update, which CloudFormation refuses while
+   * the route's stack (updated after this one) still imports it. Same names as CDK's own exports.
+   */
+  private exportForCodeStacks(): void {
+    const values = [
+      ...Object.values(this.tables).flatMap((table) => [table.tableArn, table.tableName]),
+      ...Object.values(this.buckets).flatMap((bucket) => [bucket.bucketArn, bucket.bucketName]),
+      ...[...Object.values(this.queues), ...Object.values(this.deadLetterQueues)].flatMap((queue) => [
+        queue.queueArn,
+        queue.queueUrl,
+      ]),
+      ...Object.values(this.keys).map((key) => key.keyArn),
+      ...[...Object.values(this.secrets), this.adminKeySecret, this.edgeSecret].map(
+        (secret) => secret.secretArn,
+      ),
+      this.scheduleGroup.role.roleArn,
+      this.accessLogsBucket.bucketName,
+    ];
+    for (const value of values) this.exportValue(value);
   }
 
   /** A random secret made by Secrets Manager, with why it is not rotated automatically (AwsSolutions-SMG4). */
@@ -237,6 +291,13 @@ export class DataStack extends Stack {
     };
   }
 }
+
+/** The queues whose dead-letter queue a worker consumes (a `deadLetter` queue trigger). */
+const drainedDeadLetterQueues = new Set<QueueName>(
+  (Object.values(workers) as WorkerDefinition[]).flatMap(({ trigger }) =>
+    trigger.kind === 'queue' && trigger.deadLetter ? [trigger.queue] : [],
+  ),
+);
 
 export function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);

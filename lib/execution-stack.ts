@@ -23,6 +23,23 @@ import type { ServiceResources } from './service-resources';
 
 export type WorkerId = keyof typeof workers;
 
+/** The workers that an SQS queue (or its dead-letter queue) starts. */
+type QueueWorkerId = {
+  [Id in WorkerId]: (typeof workers)[Id]['trigger']['kind'] extends 'queue' ? Id : never;
+}[WorkerId];
+
+/**
+ * The most instances of each queue's worker that its SQS event source runs at once (Lambda's
+ * MaximumConcurrency, 2 to 1,000). Without it, a burst of one tenant's async runs or notifications
+ * scales the worker up to the account's whole Lambda concurrency and throttles the API's routes;
+ * with it, the rest of a burst waits in the queue (not throttled, not counted as a receive).
+ */
+export const queueWorkerMaxConcurrency: Record<QueueWorkerId, number> = {
+  jobsStart: 10,
+  notificationsWorker: 10,
+  jobsDeadLetter: 2,
+};
+
 export interface ExecutionStackProps extends StackProps {
   readonly resources: ServiceResources;
   /** The dead-letter queue of each catalogue queue, for workers that consume one. */
@@ -100,6 +117,8 @@ export class ExecutionStack extends Stack {
         ],
         true,
       );
+      // Exported whether or not a route starts or stops it today (see DataStack.exportForCodeStacks).
+      this.exportValue(stateMachine.stateMachineArn);
       this.stateMachines[name] = stateMachine;
     }
 
@@ -113,7 +132,11 @@ export class ExecutionStack extends Stack {
           ? props.deadLetterQueues[trigger.queue]
           : props.resources.queues[trigger.queue];
         fn.addEventSource(
-          new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
+          new SqsEventSource(queue, {
+            batchSize: trigger.batchSize,
+            reportBatchItemFailures: true,
+            maxConcurrency: queueWorkerMaxConcurrency[worker.id as QueueWorkerId],
+          }),
         );
       } else if (trigger.kind === 'every') {
         new events.Rule(this, `${pascal(worker.id)}Rule`, {

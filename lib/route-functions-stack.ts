@@ -4,7 +4,13 @@
  * route costs four resources here (function, role, policy, log group) and two there (method and
  * invoke permission); with every concern in its own stack, no stack nears CloudFormation's
  * 500-resource limit as routes are added.
+ *
+ * Each function has a physical name made of its stack's and its route's (`routeFunctionName`), and
+ * the API stack reaches it by that name, not by a cross-stack export: an export that another stack
+ * imports cannot be deleted, so with exports a route could not be removed or moved to another tag
+ * in one deploy (CloudFormation refuses to delete the export while the API stack still imports it).
  */
+import { createHash } from 'node:crypto';
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -34,6 +40,7 @@ export class RouteFunctionsStack extends Stack {
     for (const route of props.routes) {
       const fn = new ServiceFunction(this, route.id, {
         entry: route.entry,
+        functionName: routeFunctionName(this.stackName, route.id),
         description: `${route.method} ${route.path}: ${route.summary}`,
         access: routeAccess(route),
         resources: props.resources,
@@ -55,6 +62,21 @@ export class RouteFunctionsStack extends Stack {
       this.functions[route.id] = fn;
     }
   }
+}
+
+/** Lambda's limit on a function name's length. */
+export const functionNameMaxLength = 64;
+
+/**
+ * The physical name of a route's function: its stack's name and the route id, so that a route moved
+ * to another tag gets a new function (created before the old one is deleted, with no name clash).
+ * A name over Lambda's 64 characters keeps its start and ends in a hash of the whole.
+ */
+export function routeFunctionName(stackName: string, routeId: string): string {
+  const name = `${stackName}-${routeId}`;
+  if (name.length <= functionNameMaxLength) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, functionNameMaxLength - hash.length - 1)}-${hash}`;
 }
 
 /** The switch, and the provider for the routes that take its tokens; the OpenAPI route describes them. */

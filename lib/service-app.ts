@@ -5,7 +5,8 @@
  *   WorkflowData          tables, files bucket (+ access logs bucket), queues + DLQs, admin key secret
  *   WorkflowExecution     step and finalize workers, Express and Standard state machines
  *   WorkflowRoutes<Tag>   the route functions of one route-table tag (one stack per tag)
- *   WorkflowApi           REST API, stage, resources, methods, invoke permissions
+ *   WorkflowApi           REST API, stage, resources, methods, invoke permissions; names the route
+ *                         functions (no exports) and is deployed after every route stack
  *   WorkflowSite          form pages: site bucket, CloudFront distribution (/form/* app, /api/* API)
  *   WorkflowSso           with single sign-on only: Cognito user pool, identity providers, app client
  */
@@ -15,7 +16,7 @@ import { type RouteDefinition, routes } from '../catalog/routes';
 import { ApiStack } from './api-stack';
 import { DataStack, pascal } from './data-stack';
 import { ExecutionStack } from './execution-stack';
-import { RouteFunctionsStack } from './route-functions-stack';
+import { RouteFunctionsStack, routeFunctionName } from './route-functions-stack';
 import { SiteStack } from './site-stack';
 import { ssoConfigOf } from './sso-config';
 import { SsoStack } from './sso-stack';
@@ -43,11 +44,23 @@ export interface ServiceStacks {
   sso?: SsoStack;
 }
 
+export interface ServiceAppOptions {
+  /** The route table to deploy; the catalogue's. The layout test passes it with a route removed or moved. */
+  readonly routes?: readonly RouteDefinition[];
+  /** cdk-nag's AwsSolutions checks (on unless a test that reads no annotations turns them off). */
+  readonly checks?: boolean;
+}
+
 /**
  * Adds the service's stacks to `app`. No `env`: the stacks are environment-agnostic, so they
  * synthesize without credentials and deploy to whatever account and region the CLI is pointed at.
  */
-export function createServiceApp(app: App, props: StackProps = {}): ServiceStacks {
+export function createServiceApp(
+  app: App,
+  props: StackProps = {},
+  options: ServiceAppOptions = {},
+): ServiceStacks {
+  const serviceRoutes = options.routes ?? (routes as readonly RouteDefinition[]);
   const data = new DataStack(app, stackNames.data, props);
   const execution = new ExecutionStack(app, stackNames.execution, {
     ...props,
@@ -59,7 +72,7 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
   const sso = ssoConfig && new SsoStack(app, stackNames.sso, { ...props, config: ssoConfig });
 
   const byTag = new Map<string, RouteDefinition[]>();
-  for (const route of routes as readonly RouteDefinition[]) {
+  for (const route of serviceRoutes) {
     byTag.set(route.tag, [...(byTag.get(route.tag) ?? []), route]);
   }
   const routeStacks: Record<string, RouteFunctionsStack> = {};
@@ -77,11 +90,14 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
 
   const api = new ApiStack(app, stackNames.api, {
     ...props,
-    routes: (routes as readonly RouteDefinition[]).map((route) => ({
+    routes: serviceRoutes.map((route) => ({
       route,
-      function: routeStacks[route.tag].functions[route.id].function,
+      functionName: routeFunctionName(routeStacks[route.tag].stackName, route.id),
     })),
   });
+  // No reference ties the API to the functions (it names them), so the order is stated: a new
+  // function exists before the method that calls it and the permission that lets it be called.
+  for (const routeStack of Object.values(routeStacks)) api.addStackDependency(routeStack);
 
   const site = new SiteStack(app, stackNames.site, {
     ...props,
@@ -90,6 +106,6 @@ export function createServiceApp(app: App, props: StackProps = {}): ServiceStack
     accessLogsBucket: data.accessLogsBucket,
   });
 
-  Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+  if (options.checks ?? true) Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
   return { data, execution, routes: routeStacks, api, site, ...(sso ? { sso } : {}) };
 }

@@ -33,6 +33,14 @@ import { fromProjectRoot } from './project';
 /** Where `cdk synth` builds the form page (the same build `npm run build:web` makes). */
 export const formSiteBuildDir = fromProjectRoot('dist/web');
 
+/**
+ * How long CloudFront waits for the API's next bytes (the origin response, or read, timeout): 30 s
+ * by default, at most 60 s without a CloudFront quota increase. A streamed run whose block is quiet
+ * sends a `: keep-alive` comment at least every 15 s, so the stream outlives such blocks with room
+ * to spare. The keep-alive timeout (idle pooled connections, 5 s) does not touch a busy stream.
+ */
+export const apiOriginReadTimeoutInSeconds = 60;
+
 export interface SiteStackProps extends StackProps {
   readonly api: apigateway.RestApi;
   /** Sent by CloudFront to the API with every request, so the API can trust the viewer address. */
@@ -94,6 +102,7 @@ export class SiteStack extends Stack {
 
     const appOrigin = origins.S3BucketOrigin.withOriginAccessControl(this.bucket);
     const apiOrigin = new origins.RestApiOrigin(props.api, {
+      readTimeout: Duration.seconds(apiOriginReadTimeoutInSeconds),
       customHeaders: { [edgeSecretHeader]: props.edgeSecret.secretValue.unsafeUnwrap() },
     });
 

@@ -116,6 +116,10 @@ export class SsoStack extends Stack {
       issuer: `https://cognito-idp.${this.region}.${this.urlSuffix}/${this.userPool.userPoolId}`,
       audience: this.client.userPoolClientId,
     };
+    // Exported whether or not a route takes ID tokens, so removing the last one that does never
+    // deletes an export the route stacks still import (lib/service-app.ts, stack layout).
+    this.exportValue(this.userPool.userPoolId);
+    this.exportValue(this.client.userPoolClientId);
     new CfnOutput(this, 'OidcIssuer', {
       value: this.idTokenIssuer.issuer,
       description: 'Issuer of the ID tokens the API accepts (OIDC_ISSUER)',

@@ -13,6 +13,7 @@ import {
   defaultFunctionMaxTimeoutInMs,
   defaultFunctionMemoryLimitInBytes,
 } from '../../core/engine/blocks/function';
+import { defaultStepBudgetInMs } from '../../catalog/function-defaults';
 import { loadEnvironment } from '../../core/environment/service';
 import type { StepDeps } from '../../core/runs/service';
 import { pricingTableFrom } from '../../core/models/pricing';
@@ -25,7 +26,7 @@ import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
 
 /** A step hands back to the state machine well before the Lambda's own time-out. */
-export const stepBudgetInMs = Number(process.env.STEP_BUDGET_MS ?? 240_000);
+export const stepBudgetInMs = Number(process.env.STEP_BUDGET_MS ?? defaultStepBudgetInMs);
 
 /** A positive whole number from the environment, else undefined (the engine's default applies). */
 function positiveIntegerFromEnv(name: string): number | undefined {

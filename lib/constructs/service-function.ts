@@ -26,6 +26,8 @@ export const functionRuntime = lambda.Runtime.NODEJS_22_X;
 export interface ServiceFunctionProps {
   /** Module relative to the project root whose `handler` export serves the function. */
   readonly entry: string;
+  /** A physical name, for functions that another stack reaches by name (lib/route-functions-stack.ts). */
+  readonly functionName?: string;
   readonly description: string;
   readonly access: ResourceAccess;
   readonly resources: ServiceResources;
@@ -80,6 +82,7 @@ export class ServiceFunction extends Construct {
     this.function = new nodejs.NodejsFunction(this, 'Handler', {
       entry: fromProjectRoot(props.entry),
       handler: 'handler',
+      functionName: props.functionName,
       projectRoot,
       depsLockFilePath: fromProjectRoot('package-lock.json'),
       bundling: this.bundling,

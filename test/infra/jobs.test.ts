@@ -4,6 +4,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { queues } from '../../catalog/resources';
 import { workers } from '../../catalog/routes';
+import { queueWorkerMaxConcurrency } from '../../lib/execution-stack';
 import { asList, logicalIdOf, ofType, statementsOfRole, synthesizeApp } from './app';
 
 const { stacks, byStack } = synthesizeApp();
@@ -19,6 +20,29 @@ describe('job workers', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('JobsQueue(?!Dead)') },
     });
+  });
+
+  it("caps each queue worker's concurrency, so a burst of one tenant's jobs leaves the API its share", () => {
+    // Prepare
+    const mappings = ofType(execution.resources, 'AWS::Lambda::EventSourceMapping');
+
+    // Act
+    const byFunction = Object.fromEntries(
+      mappings.map(([, mapping]) => [
+        (mapping.Properties.FunctionName as { Ref: string }).Ref,
+        mapping.Properties.ScalingConfig,
+      ]),
+    );
+
+    // Assess: Lambda takes 2 to 1,000.
+    expect(mappings).toHaveLength(Object.keys(queueWorkerMaxConcurrency).length);
+    for (const [id, maximum] of Object.entries(queueWorkerMaxConcurrency)) {
+      const fn = stacks.execution.workers[id as keyof typeof queueWorkerMaxConcurrency].function;
+      expect(byFunction[logicalIdOf(fn)], id).toEqual({ MaximumConcurrency: maximum });
+      expect(maximum).toBeGreaterThanOrEqual(2);
+      expect(maximum).toBeLessThanOrEqual(1000);
+    }
+    expect(queueWorkerMaxConcurrency.jobsStart).toBe(10);
   });
 
   it('fails the jobs of dead-lettered messages from the jobs dead-letter queue', () => {
@@ -66,20 +90,70 @@ describe('job workers', () => {
 });
 
 describe('dead-letter alarms', () => {
+  const alarms = ofType(data.resources, 'AWS::CloudWatch::Alarm');
+  const alarmOf = (queueId: string) => {
+    const found = alarms.filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions).includes(queueId));
+    expect(found, queueId).toHaveLength(1);
+    return found[0][1].Properties;
+  };
+
   it('alarms on the first message in every dead-letter queue, to the alarm topic', () => {
-    const alarms = ofType(data.resources, 'AWS::CloudWatch::Alarm');
     expect(alarms).toHaveLength(Object.keys(queues).length);
-    for (const [, alarm] of alarms) {
-      expect(alarm.Properties).toMatchObject({
-        MetricName: 'ApproximateNumberOfMessagesVisible',
+    for (const name of Object.keys(queues) as (keyof typeof queues)[]) {
+      expect(alarmOf(logicalIdOf(stacks.data.deadLetterQueues[name])), name).toMatchObject({
         Namespace: 'AWS/SQS',
         Threshold: 1,
+        Period: 60,
+        EvaluationPeriods: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
         AlarmActions: [{ Ref: logicalIdOf(stacks.data.alarmTopic) }],
       });
-      const queue = JSON.stringify(alarm.Properties.Dimensions);
-      expect(queue).toMatch(/DeadLetterQueue/);
     }
+  });
+
+  it('counts the receives of the jobs dead-letter queue, which its worker drains at once', () => {
+    // Prepare: the jobs dead-letter worker deletes each message as soon as it has failed its job,
+    // so the queue never shows a visible message for a whole minute.
+    expect(workers.jobsDeadLetter.trigger).toMatchObject({ queue: 'jobs', deadLetter: true });
+
+    // Act
+    const jobs = alarmOf(logicalIdOf(stacks.data.deadLetterQueues.jobs));
+    const notifications = alarmOf(logicalIdOf(stacks.data.deadLetterQueues.notifications));
+
+    // Assess: a redriven message counts as received, never as sent; a queue no worker drains keeps
+    // the visible-messages alarm.
+    expect(jobs).toMatchObject({ MetricName: 'NumberOfMessagesReceived', Statistic: 'Sum' });
+    expect(notifications).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Statistic: 'Maximum',
+    });
+  });
+
+  it('encrypts the alarm topic with a key of its own that CloudWatch may use to publish', () => {
+    // Prepare
+    const topic = data.resources[logicalIdOf(stacks.data.alarmTopic)].Properties;
+    const keyId = logicalIdOf(stacks.data.alarmTopicKey);
+    const key = data.resources[keyId];
+
+    // Act
+    const statements = (key.Properties.KeyPolicy as { Statement: Record<string, unknown>[] }).Statement;
+    const cloudWatch = statements.filter(
+      (statement) =>
+        JSON.stringify(statement.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }),
+    );
+
+    // Assess: not alias/aws/sns, whose policy CloudWatch is not in and nobody can change.
+    expect(topic.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    expect(JSON.stringify(topic)).not.toContain('alias/aws/sns');
+    expect(key.Type).toBe('AWS::KMS::Key');
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(cloudWatch).toHaveLength(1);
+    expect(cloudWatch[0]).toMatchObject({
+      Effect: 'Allow',
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    });
   });
 });
 

@@ -7,7 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { formPageContentSecurityPolicy } from '../../catalog/site';
 import { apiStageName } from '../../lib/api-stack';
-import { formPageRewriteCode } from '../../lib/site-stack';
+import { apiOriginReadTimeoutInSeconds, formPageRewriteCode } from '../../lib/site-stack';
 import { actionsOf, logicalIdOf, ofType, statementsOfRole, synthesizeApp } from './app';
 
 const { stacks, byStack } = synthesizeApp();
@@ -37,7 +37,11 @@ interface Origin {
   S3OriginConfig?: unknown;
   OriginAccessControlId?: unknown;
   OriginCustomHeaders?: { HeaderName: string; HeaderValue: unknown }[];
-  CustomOriginConfig?: { OriginProtocolPolicy: string };
+  CustomOriginConfig?: {
+    OriginProtocolPolicy: string;
+    OriginReadTimeout?: number;
+    OriginKeepaliveTimeout?: number;
+  };
 }
 
 const cachingDisabled = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
@@ -147,6 +151,20 @@ describe('form site stack', () => {
     expect(api.CachePolicyId).toBe(cachingDisabled);
     expect(api.OriginRequestPolicyId).toBe(allViewerExceptHost);
     expect(api.ViewerProtocolPolicy).toBe('https-only');
+  });
+
+  it('waits 60 s for the API between bytes, so a streamed run with a quiet block keeps its stream', () => {
+    // Prepare
+    const api = originOf(behavior('/api/*'));
+
+    // Act
+    const config = api.CustomOriginConfig;
+
+    // Assess: CloudFront's default of 30 s would cut a stream whose block is silent for 30 s; 60 s
+    // is the most it allows without a quota increase, four times the 15 s keep-alive comments.
+    expect(apiOriginReadTimeoutInSeconds).toBe(60);
+    expect(config?.OriginReadTimeout).toBe(60);
+    expect(originOf(behavior('/api/form/*')).CustomOriginConfig?.OriginReadTimeout).toBe(60);
   });
 
   it('sends /api/form/* with the visitor address, matched before /api/*', () => {

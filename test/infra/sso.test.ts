@@ -165,6 +165,19 @@ describe('single sign-on on', () => {
     });
     template.hasOutput('OidcAudience', { Value: { Ref: logicalIdOf(sso.client) } });
   });
+
+  it('exports the pool and client ids whether or not a route imports them, so the last one can go', () => {
+    // Prepare
+    const exported = Object.values(template.findOutputs('*'))
+      .filter((output) => output.Export)
+      .map((output) => output.Value);
+
+    // Assess: removing the last route that takes ID tokens must not delete an export its stack,
+    // updated after this one, still imports (docs/operating.md, adding and removing routes).
+    expect(exported).toEqual(
+      expect.arrayContaining([{ Ref: logicalIdOf(sso.userPool) }, { Ref: logicalIdOf(sso.client) }]),
+    );
+  });
 });
 
 describe('single sign-on settings', () => {

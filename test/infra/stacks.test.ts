@@ -6,6 +6,8 @@
 import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { executionDefinition } from '../../catalog/execution-definition';
+import { defaultStepBudgetInMs, expressExecutionLimitInSeconds } from '../../catalog/function-defaults';
+import { stepBudgetInMs } from '../../functions/wiring/step';
 import {
   buckets,
   keys,
@@ -24,6 +26,7 @@ import {
   serviceName,
 } from '../../lib/constructs/service-function';
 import { edgeSecretEnvVar } from '../../catalog/site';
+import { routeFunctionName } from '../../lib/route-functions-stack';
 import { adminKeySecretEnvVar } from '../../lib/service-resources';
 import { type CfnResource, logicalIdOf, ofType, synthesizeApp } from './app';
 
@@ -33,6 +36,10 @@ const { stacks, all, byStack } = synthesized;
 
 function routeFunction(route: RouteDefinition): ServiceFunction {
   return stacks.routes[route.tag].functions[route.id];
+}
+
+function functionNameOf(route: RouteDefinition): string {
+  return routeFunctionName(stacks.routes[route.tag].stackName, route.id);
 }
 
 function resourceOf(fn: ServiceFunction): CfnResource {
@@ -193,9 +200,13 @@ describe('REST API', () => {
       expect(matching, `${route.method} ${route.path}`).toHaveLength(1);
       const integration = matching[0][1].Properties.Integration as { Type: string; Uri: unknown };
       expect(integration.Type).toBe('AWS_PROXY');
-      const functionId = logicalIdOf(routeFunction(route).function);
-      expect(JSON.stringify(integration.Uri), route.id).toContain(functionId);
-      wiredFunctions.add(functionId);
+      // By the function's physical name (no export), which its own stack gives it.
+      const name = functionNameOf(route);
+      expect(resourceOf(routeFunction(route)).Properties.FunctionName, route.id).toBe(name);
+      expect(JSON.stringify(integration.Uri), route.id).toMatch(
+        new RegExp(`:function:${name}/(response-streaming-)?invocations"`),
+      );
+      wiredFunctions.add(name);
     }
     expect(wiredFunctions.size).toBe(allRoutes.length);
   });
@@ -231,9 +242,8 @@ describe('REST API', () => {
     const permissions = ofType(api, 'AWS::Lambda::Permission');
     expect(permissions).toHaveLength(allRoutes.length);
     for (const route of allRoutes) {
-      const functionId = logicalIdOf(routeFunction(route).function);
       const own = permissions.filter(([, permission]) =>
-        JSON.stringify(permission.Properties.FunctionName).includes(functionId),
+        JSON.stringify(permission.Properties.FunctionName).includes(`:function:${functionNameOf(route)}"`),
       );
       expect(own, route.id).toHaveLength(1);
       const sourceArn = JSON.stringify(own[0][1].Properties.SourceArn);
@@ -446,6 +456,61 @@ describe('execution', () => {
         StepFunctionArn: { 'Fn::GetAtt': [stepId, 'Arn'] },
         FinalizeFunctionArn: { 'Fn::GetAtt': [finalizeId, 'Arn'] },
       });
+    }
+  });
+
+  it('fits Step, Finalize and their retries inside the Express limit, so Finalize always runs', () => {
+    // Prepare
+    const states = executionDefinition().States as Record<
+      string,
+      {
+        TimeoutSeconds?: number;
+        Retry?: { IntervalSeconds: number; MaxAttempts: number; BackoffRate: number }[];
+      }
+    >;
+    const step = resourceOf(stacks.execution.workers.executionStep).Properties;
+    const finalize = resourceOf(stacks.execution.workers.executionFinalize).Properties;
+
+    // Act
+    const retryWaitsInSeconds = (state: string) =>
+      (states[state].Retry ?? []).reduce((sum, retry) => {
+        let wait = 0;
+        for (let attempt = 0; attempt < retry.MaxAttempts; attempt++)
+          wait += retry.IntervalSeconds * retry.BackoffRate ** attempt;
+        return sum + wait;
+      }, 0);
+    const worstCaseInSeconds =
+      (states.Step.TimeoutSeconds ?? 0) +
+      retryWaitsInSeconds('Step') +
+      (states.Finalize.TimeoutSeconds ?? 0) +
+      retryWaitsInSeconds('Finalize');
+
+    // Assess: each Task gives up when its Lambda would, the step hands back before either, and
+    // a Step that times out still leaves Finalize its whole time-out before the 5 minutes end.
+    expect(states.Step.TimeoutSeconds).toBe(step.Timeout);
+    expect(states.Finalize.TimeoutSeconds).toBe(finalize.Timeout);
+    expect(stepBudgetInMs).toBe(defaultStepBudgetInMs);
+    expect(stepBudgetInMs + 30_000).toBeLessThanOrEqual((step.Timeout as number) * 1000);
+    expect(worstCaseInSeconds).toBeLessThanOrEqual(expressExecutionLimitInSeconds - 15);
+    expect(expressExecutionLimitInSeconds).toBe(300);
+  });
+
+  it("retries Lambda's own transient errors on both Tasks, the client time-out among them", () => {
+    const states = executionDefinition().States as Record<string, { Retry?: { ErrorEquals: string[] }[] }>;
+    for (const state of ['Step', 'Finalize']) {
+      const retried = (states[state].Retry ?? []).flatMap((retry) => retry.ErrorEquals);
+      expect(retried, state).toEqual(
+        expect.arrayContaining([
+          'Lambda.ClientExecutionTimeoutException',
+          'Lambda.ServiceException',
+          'Lambda.AWSLambdaException',
+          'Lambda.SdkClientException',
+          'Lambda.TooManyRequestsException',
+        ]),
+      );
+      // A function's own failure is no reason to run it again: it goes to Finalize as it is.
+      expect(retried, state).not.toContain('States.ALL');
+      expect(retried, state).not.toContain('States.TaskFailed');
     }
   });
 
