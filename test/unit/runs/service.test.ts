@@ -10,7 +10,8 @@ import {
   inlineResultLimitInBytes,
   type StepDeps,
 } from '../../../core/runs/service';
-import { type CheckpointStore, type ExecutionLogEntry, logIdFor } from '../../../core/runs/log';
+import { type ExecutionLogEntry, logIdFor } from '../../../core/runs/log';
+import { MemoryCheckpoints } from '../../support/memory-checkpoints';
 import type { Deployment } from '../../../core/workflows/types';
 
 function graph(code: string): WorkflowGraph {
@@ -27,22 +28,6 @@ function graph(code: string): WorkflowGraph {
     loops: {},
     parallels: {},
   };
-}
-
-class MemoryCheckpoints implements CheckpointStore {
-  readonly items = new Map<string, unknown>();
-  async save(id: string, value: unknown) {
-    this.items.set(id, JSON.parse(JSON.stringify(value)));
-  }
-  async saveJson(id: string, json: string) {
-    this.items.set(id, JSON.parse(json));
-  }
-  async load(id: string) {
-    return this.items.get(id);
-  }
-  async delete(id: string) {
-    this.items.delete(id);
-  }
 }
 
 const state = (overrides: Partial<ExecutionState> = {}): ExecutionState => ({
