@@ -169,7 +169,7 @@ function overLambdaRequestLimit(event: APIGatewayProxyEvent, body: Buffer): stri
 }
 
 /** A function's answer over Lambda's response limit never reaches API Gateway, which answers 502. */
-function overLambdaResponseLimit(result: APIGatewayProxyResult): string | undefined {
+export function overLambdaResponseLimit(result: APIGatewayProxyResult): string | undefined {
   if ((result.body?.length ?? 0) < unmeasuredResponseBodyInBytes) return undefined;
   const bytes = Buffer.byteLength(JSON.stringify(result));
   if (bytes <= lambdaResponseLimitInBytes) return undefined;
