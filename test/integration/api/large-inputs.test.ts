@@ -47,7 +47,7 @@ describe('a 5 MB run input', () => {
 
     // Act
     const response = await execute(tenant, id, JSON.stringify({ text }));
-    const answer = await response.json();
+    const answer = (await response.json()) as { success: boolean; output: { echoed: string } };
 
     // Assess
     expect(response.status).toBe(200);
@@ -63,7 +63,7 @@ describe('a 5 MB run input', () => {
 
     // Act
     const accepted = await execute(tenant, id, JSON.stringify({ text }), { 'x-execution-mode': 'async' });
-    const { taskId } = await accepted.json();
+    const { taskId } = (await accepted.json()) as { taskId: string };
     const job = await finishedJob(tenant, taskId, 60_000);
 
     // Assess
