@@ -40,3 +40,22 @@ export function bytesText(bytes: number): string {
 export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
+
+/**
+ * Refuses a payload over an API's size limit, as AWS does (a ValidationException naming it), before
+ * anything of it is done.
+ */
+export function refuseOverLimit(
+  what: string,
+  payload: unknown,
+  limitInBytes: number,
+  limitName: string,
+): void {
+  const bytes = jsonBytes(payload);
+  if (bytes <= limitInBytes) return;
+  throw new AwsLimitExceededError(
+    'ValidationException',
+    `${what} is ${bytesText(bytes)} bytes, over the ${bytesText(limitInBytes)} bytes (${Math.round(limitInBytes / 1024)} KB) of ${limitName}`,
+    400,
+  );
+}

@@ -27,7 +27,7 @@ import type { FinalizeOutput, StateMachineStarter } from '../../core/runs/by-ref
 import type { ExecutionRequest, ExecutionState, StepOutcome } from '../../core/runs/types';
 import { WriteBatcher } from '../../adapters/aws/write-batcher';
 import { isMetering, meter } from '../../adapters/metering';
-import { AwsLimitExceededError, bytesText, jsonBytes, stepFunctionsPayloadLimitInBytes } from './aws-limits';
+import { refuseOverLimit, stepFunctionsPayloadLimitInBytes } from './aws-limits';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 import { checkDefinition, type Definition, type Position, runFrom, stateFailure } from './state-machine';
 
@@ -271,12 +271,11 @@ export function createLocalExecutionStarter<Answer extends FinalizeOutput = Fina
 
 /** As StartExecution and StartSyncExecution refuse an input over the payload limit. */
 function refuseLargeInput(request: ExecutionRequest): void {
-  const bytes = jsonBytes(request);
-  if (bytes <= stepFunctionsPayloadLimitInBytes) return;
-  throw new AwsLimitExceededError(
-    'ValidationException',
-    `Execution input of ${request.executionId} is ${bytesText(bytes)} bytes, over Step Functions' limit of ${bytesText(stepFunctionsPayloadLimitInBytes)} bytes (256 KB of UTF-8 JSON) on execution input and state payloads`,
-    400,
+  refuseOverLimit(
+    `Execution input of ${request.executionId}`,
+    request,
+    stepFunctionsPayloadLimitInBytes,
+    "Step Functions' limit on execution input and state payloads (UTF-8 JSON)",
   );
 }
 
