@@ -46,11 +46,11 @@ const maxDiscardedBytes = 64 * 1024 * 1024;
 const maxDiscardingInMs = 30_000;
 
 /**
- * Below these, an event or an answer cannot be over Lambda's limits (a body's JSON escaping at most
- * doubles it, and the rest of the event is headers of at most a few tens of KB), so it is not measured.
+ * Below this, an event or an answer cannot be over Lambda's limits (JSON escaping makes a byte at
+ * most six, a control character as `\u0000`, and the rest of the event is headers of a few tens of
+ * KB), so it is not measured.
  */
-const unmeasuredRequestBodyInBytes = 3 * 1024 * 1024;
-const unmeasuredResponseBodyInBytes = 3 * 1024 * 1024;
+const unmeasuredBodyInBytes = 1_000_000;
 
 export function compilePath(path: string): { pattern: RegExp; parameterNames: string[] } {
   const parameterNames: string[] = [];
@@ -162,7 +162,7 @@ function refuseTooLarge(request: IncomingMessage, response: ServerResponse, send
  * the JSON Invoke sends, so the body's escaping counts.
  */
 function overLambdaRequestLimit(event: APIGatewayProxyEvent, body: Buffer): string | undefined {
-  if (body.length < unmeasuredRequestBodyInBytes) return undefined;
+  if (body.length < unmeasuredBodyInBytes) return undefined;
   const bytes = Buffer.byteLength(JSON.stringify(event));
   if (bytes <= lambdaRequestLimitInBytes) return undefined;
   return `The request is ${bytesText(bytes)} bytes as the event its function is given, over Lambda's limit of ${bytesText(lambdaRequestLimitInBytes)} bytes (6 MB) on a synchronous invocation's request: send a JSON body of at most 5 MB`;
@@ -170,7 +170,7 @@ function overLambdaRequestLimit(event: APIGatewayProxyEvent, body: Buffer): stri
 
 /** A function's answer over Lambda's response limit never reaches API Gateway, which answers 502. */
 export function overLambdaResponseLimit(result: APIGatewayProxyResult): string | undefined {
-  if ((result.body?.length ?? 0) < unmeasuredResponseBodyInBytes) return undefined;
+  if ((result.body?.length ?? 0) < unmeasuredBodyInBytes) return undefined;
   const bytes = Buffer.byteLength(JSON.stringify(result));
   if (bytes <= lambdaResponseLimitInBytes) return undefined;
   return `The function's answer is ${bytesText(bytes)} bytes, over Lambda's limit of ${bytesText(lambdaResponseLimitInBytes)} bytes (6 MB) on a synchronous invocation's response`;
