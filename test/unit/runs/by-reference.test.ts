@@ -11,22 +11,13 @@ import {
 import type { ExecutionLogEntry } from '../../../core/runs/log';
 import { executeStep, finalizeRun } from '../../../core/runs/service';
 import type { ExecutionAnswer, ExecutionRequest } from '../../../core/runs/types';
-import { MemoryCheckpoints } from '../../support/memory-checkpoints';
+import { MemoryCheckpoints, runState } from '../../support/runs';
 
 /** 5 MB of text: a Start block output within the 5 MB (5,242,880 bytes) a block may output. */
 const fiveMegabytes = 5_000_000;
 
-const request = (input: Record<string, unknown>, mode: 'sync' | 'async' = 'sync'): ExecutionRequest => ({
-  executionId: 'exec-1',
-  workflowId: 'wf_1',
-  workspaceId: 'ws_1',
-  userId: 'usr_1',
-  deploymentVersion: 1,
-  trigger: 'api',
-  input,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  mode,
-});
+const request = (input: Record<string, unknown>, mode: 'sync' | 'async' = 'sync'): ExecutionRequest =>
+  runState({ input, mode });
 
 const answerWith = (output: unknown): ExecutionAnswer => ({
   httpStatus: 200,
