@@ -15,6 +15,13 @@ import { type FormPages, startFormPages } from './form-pages';
 import { localLambdaContext, startInvocationMetering } from './lambda-context';
 import { moduleUrlOf } from './modules';
 import { isMetering, meter } from '../adapters/metering';
+import {
+  apiGatewayIntegrationTimeoutInMs,
+  apiGatewayPayloadLimitInBytes,
+  bytesText,
+  lambdaRequestLimitInBytes,
+  lambdaResponseLimitInBytes,
+} from './stack/aws-limits';
 
 type Handler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   /** Streaming routes (functions/http/streaming-route.ts): write the answer to a sink as it comes. */
@@ -29,7 +36,21 @@ interface CompiledRoute {
 }
 
 /** API Gateway refuses payloads over 10 MB; reading stops a little above so the handler can say 413. */
-const maxRequestBytes = 10 * 1024 * 1024 + 1024;
+const maxRequestBytes = apiGatewayPayloadLimitInBytes + 1024;
+
+/**
+ * How much of a refused body is read and thrown away, and for how long, so that a client still
+ * sending it reads the 413 instead of a reset connection; past either, the connection is cut.
+ */
+const maxDiscardedBytes = 64 * 1024 * 1024;
+const maxDiscardingInMs = 30_000;
+
+/**
+ * Below this, an event or an answer cannot be over Lambda's limits (JSON escaping makes a byte at
+ * most six, a control character as `\u0000`, and the rest of the event is headers of a few tens of
+ * KB), so it is not measured.
+ */
+const unmeasuredBodyInBytes = 1_000_000;
 
 export function compilePath(path: string): { pattern: RegExp; parameterNames: string[] } {
   const parameterNames: string[] = [];
@@ -98,13 +119,82 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too large'> {
 
 /**
  * The unread rest of the body would be taken for the next request, so the 413 closes the
- * connection once it has been written; clients open a new one for their next request.
+ * connection, but only once the client has sent its body: closing while it still sends would
+ * reset the connection before it reads the answer. The answer is complete as soon as it is written
+ * (it has its length); the rest of the body is read and dropped, up to a bound, then the
+ * connection ends. A client that waits for `100 Continue` sends nothing, so its connection ends at once.
  */
-function refuseTooLarge(response: ServerResponse): void {
+function refuseTooLarge(request: IncomingMessage, response: ServerResponse, sendsBody = true): void {
+  const body = JSON.stringify({ error: 'Request body is larger than 10 MB', code: 'PAYLOAD_TOO_LARGE' });
   const socket = response.socket;
-  response.setHeader('connection', 'close');
-  response.once('finish', () => socket?.destroy());
-  sendJson(response, 413, { error: 'Request body is larger than 10 MB', code: 'PAYLOAD_TOO_LARGE' });
+  response.writeHead(413, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  });
+  if (!sendsBody || request.readableEnded) {
+    response.once('finish', () => socket?.destroy());
+    return void response.end(body);
+  }
+  response.write(body);
+  let discarded = 0;
+  const close = () => {
+    clearTimeout(timer);
+    request.off('data', discard);
+    response.end();
+    // Ends the connection once the answer is out, whatever the client still sends.
+    response.once('finish', () => socket?.destroy());
+  };
+  const discard = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > maxDiscardedBytes) close();
+  };
+  const timer = setTimeout(close, maxDiscardingInMs);
+  timer.unref();
+  request.on('data', discard);
+  request.once('end', close);
+  request.once('error', close);
+  request.resume();
+}
+
+/**
+ * An event over Lambda's request limit is refused by Lambda before the function runs. Measured as
+ * the JSON Invoke sends, so the body's escaping counts.
+ */
+function overLambdaRequestLimit(event: APIGatewayProxyEvent, body: Buffer): string | undefined {
+  if (body.length < unmeasuredBodyInBytes) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(event));
+  if (bytes <= lambdaRequestLimitInBytes) return undefined;
+  return `The request is ${bytesText(bytes)} bytes as the event its function is given, over Lambda's limit of ${bytesText(lambdaRequestLimitInBytes)} bytes (6 MB) on a synchronous invocation's request: send a JSON body of at most 5 MB`;
+}
+
+/** A function's answer over Lambda's response limit never reaches API Gateway, which answers 502. */
+export function overLambdaResponseLimit(result: APIGatewayProxyResult): string | undefined {
+  if ((result.body?.length ?? 0) < unmeasuredBodyInBytes) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes <= lambdaResponseLimitInBytes) return undefined;
+  return `The function's answer is ${bytesText(bytes)} bytes, over Lambda's limit of ${bytesText(lambdaResponseLimitInBytes)} bytes (6 MB) on a synchronous invocation's response`;
+}
+
+/**
+ * The handler's answer, or 'timed out' once API Gateway's integration timeout has passed: API
+ * Gateway then answers 504 while the function goes on (its later answer, or error, is dropped).
+ */
+export async function answerWithin(
+  answering: Promise<APIGatewayProxyResult>,
+  timeoutInMs: number,
+): Promise<APIGatewayProxyResult | 'timed out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const passed = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), timeoutInMs);
+  });
+  try {
+    const result = await Promise.race([answering, passed]);
+    if (result === 'timed out') answering.catch(() => undefined);
+    return result;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function toEvent(
@@ -265,7 +355,10 @@ export async function startLocalServer(options: {
   port: number;
   host?: string;
   root: string;
+  /** API Gateway's integration timeout of non-streaming routes; tests shorten it. */
+  integrationTimeoutInMs?: number;
 }): Promise<LocalServer> {
+  const integrationTimeoutInMs = options.integrationTimeoutInMs ?? apiGatewayIntegrationTimeoutInMs;
   const compiled = await loadRoutes(options.root);
   const formPages: FormPages = await startFormPages();
   const server = createServer(async (request, response) => {
@@ -284,11 +377,13 @@ export async function startLocalServer(options: {
           code: 'NOT_FOUND',
         });
       }
-      if (declaresTooLarge(request)) return refuseTooLarge(response);
+      if (declaresTooLarge(request)) return refuseTooLarge(request, response);
       const body = await readBody(request);
-      if (body === 'too large') return refuseTooLarge(response);
+      if (body === 'too large') return refuseTooLarge(request, response);
       const { route, handler } = found.candidate;
       const event = toEvent(request, url, route, found.pathParameters, body);
+      const tooLargeEvent = overLambdaRequestLimit(event, body);
+      if (tooLargeEvent) return sendJson(response, 413, { error: tooLargeEvent, code: 'PAYLOAD_TOO_LARGE' });
       const context = localLambdaContext(
         route.id,
         route.timeoutInSeconds ?? defaultTimeoutInSeconds,
@@ -299,8 +394,17 @@ export async function startLocalServer(options: {
         await handler.stream(event, nodeSink(response), context);
         return invocation?.end();
       }
-      const result = await handler(event, context);
+      // API Gateway stops waiting for a non-streaming route at its integration timeout (504).
+      const result = await answerWithin(handler(event, context), integrationTimeoutInMs);
       invocation?.end();
+      if (result === 'timed out') {
+        return sendJson(response, 504, {
+          error: `The route did not answer within API Gateway's integration timeout of ${integrationTimeoutInMs / 1000} s`,
+          code: 'TIMEOUT',
+        });
+      }
+      const tooLargeAnswer = overLambdaResponseLimit(result);
+      if (tooLargeAnswer) return sendJson(response, 502, { error: tooLargeAnswer, code: 'INTERNAL_ERROR' });
       response.writeHead(result.statusCode, result.headers as Record<string, string>);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
     } catch {
@@ -316,7 +420,7 @@ export async function startLocalServer(options: {
   // A client that waits for `100 Continue` before sending a body that is too large is refused
   // straight away and never sends it; any other is told to go on, as Node does by default.
   server.on('checkContinue', (request, response) => {
-    if (declaresTooLarge(request)) return refuseTooLarge(response);
+    if (declaresTooLarge(request)) return refuseTooLarge(request, response, false);
     response.writeContinue();
     server.emit('request', request, response);
   });

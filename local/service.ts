@@ -36,6 +36,8 @@ export interface LocalServiceOptions {
   keyFiles?: LocalStackOptions['keyFiles'];
   /** Tests only: every Wait state of the state machine lasts this many milliseconds. */
   waitOverrideMs?: number;
+  /** API Gateway's integration timeout of non-streaming routes (29 s); tests shorten it. */
+  integrationTimeoutInMs?: number;
 }
 
 export interface LocalService {
@@ -83,7 +85,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   let server: LocalServer;
   try {
     await workers.start();
-    server = await startLocalServer({ port: options.port ?? 3000, host: options.host, root: repoRoot });
+    server = await startLocalServer({
+      port: options.port ?? 3000,
+      host: options.host,
+      root: repoRoot,
+      integrationTimeoutInMs: options.integrationTimeoutInMs,
+    });
   } catch (error) {
     await scheduler.stop();
     await workers.stop();

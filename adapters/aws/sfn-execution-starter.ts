@@ -6,7 +6,8 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { stateMachines } from '../../catalog/resources';
-import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../core/runs/types';
+import type { FinalizeOutput, StateMachineStarter } from '../../core/runs/by-reference';
+import type { ExecutionRequest } from '../../core/runs/types';
 import { requireEnv } from './require-env';
 import { sfnClient } from './sfn-client';
 
@@ -16,7 +17,7 @@ export interface SfnExecutionStarterOptions {
   asyncStateMachineArn?: string;
 }
 
-export class SfnExecutionStarter implements ExecutionStarter {
+export class SfnExecutionStarter implements StateMachineStarter {
   constructor(private readonly options: SfnExecutionStarterOptions) {}
 
   static fromEnv(): SfnExecutionStarter {
@@ -27,7 +28,8 @@ export class SfnExecutionStarter implements ExecutionStarter {
     });
   }
 
-  async startSync(request: ExecutionRequest): Promise<ExecutionAnswer> {
+  /** Finalize's output: the answer, or where a large one was put (core/runs/by-reference.ts). */
+  async startSync(request: ExecutionRequest): Promise<FinalizeOutput> {
     const result = await this.options.client.send(
       new StartSyncExecutionCommand({
         stateMachineArn: this.options.syncStateMachineArn,
@@ -41,7 +43,7 @@ export class SfnExecutionStarter implements ExecutionStarter {
         `Sync execution ${request.executionId} ended ${result.status}: ${result.error} ${result.cause}`,
       );
     }
-    return JSON.parse(result.output) as ExecutionAnswer;
+    return JSON.parse(result.output) as FinalizeOutput;
   }
 
   /**

@@ -751,7 +751,13 @@ export class Scheduler {
   ): void {
     // One measurement serves both caps: the block's, and what its span may show.
     const { maxBlockOutputBytes, maxSpanValueBytes } = this.limits;
-    const outputBytes = jsonSizeInBytes(outcome.output, maxBlockOutputBytes);
+    // The Start block hands on the run's input (bounded by the request body's limit) with each
+    // field twice, by name and in `input`: measured once, so any input the API takes can start.
+    const made =
+      frame.index.graph.blocks[id].type === 'start'
+        ? (outcome.output as { input?: unknown }).input
+        : outcome.output;
+    const outputBytes = jsonSizeInBytes(made, maxBlockOutputBytes);
     if (outputBytes > maxBlockOutputBytes) {
       const message = `Output is larger than ${formatBytes(maxBlockOutputBytes)}, the limit of one block's output (MAX_BLOCK_OUTPUT_BYTES)`;
       this.fail(frame, id, message, startedAt, input, { children });

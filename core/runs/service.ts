@@ -15,6 +15,7 @@ import { recordRunCost } from '../limits/service';
 import type { LimitsStore } from '../limits/types';
 import { literalModelKeysOf, maskModelKeys } from '../workflows/model-keys';
 import type { WorkflowStore } from '../workflows/types';
+import { inputOf } from './by-reference';
 import { draftVersion } from './draft';
 import { type CheckpointStore, type ExecutionLogEntry, type ExecutionLogStore, logIdFor } from './log';
 
@@ -172,7 +173,7 @@ async function firstCheckpoint(deps: StepDeps, state: ExecutionState): Promise<C
       workflowId: state.workflowId,
       workspaceId: state.workspaceId,
       trigger: state.trigger,
-      input: state.input,
+      input: await inputOf(deps.checkpoints, state),
       graph: await graphOf(deps, state),
       startedAt: state.startedAt,
       ...(state.policy === undefined ? {} : { policy: state.policy }),
@@ -201,6 +202,8 @@ export interface FinalizeDeps {
 
 export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Promise<ExecutionAnswer> {
   const result = await runResultOf(deps, state);
+  // A redelivered Finalize may find the input removed already; its entry was written the first time.
+  const input = await inputOf(deps.checkpoints, state, { whenMissing: {} });
   const entry: ExecutionLogEntry = {
     id: logIdFor(state.executionId),
     workspaceId: state.workspaceId,
@@ -212,7 +215,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     endedAt: result.endedAt,
     totalDurationMs: elapsedMs(state.startedAt, result.endedAt),
     cost: addCharge(result.cost, deps.baseChargePerRunInUsd),
-    files: filesIn(state.input, result.traceSpans, result.output),
+    files: filesIn(input, result.traceSpans, result.output),
     deploymentVersion: state.deploymentVersion,
     models: Object.keys(result.cost.models),
     executionData: {
@@ -232,6 +235,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
   if (state.step?.status === 'done' && 'resultRef' in state.step.result) {
     await deps.checkpoints.delete(state.step.result.resultRef);
   }
+  if (state.inputRef !== undefined) await deps.checkpoints.delete(state.inputRef);
   return executionAnswer(state, result, entry);
 }
 

@@ -18,8 +18,10 @@ export interface ExecutionRequest {
   /** Version of the immutable deployment to run. */
   deploymentVersion: number;
   trigger: Trigger;
-  /** Input already validated against the Start block. */
+  /** Input already validated against the Start block; `{}` when it travels by `inputRef`. */
   input: Record<string, unknown>;
+  /** Where a large input was put before the run started (core/runs/by-reference.ts). */
+  inputRef?: string;
   startedAt: string;
   mode: 'sync' | 'async';
   /** Whose usage the run's cost is added to (core/limits): `user#<id>` or `org#<id>`; absent: the user's. */

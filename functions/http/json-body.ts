@@ -6,7 +6,13 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
 import { maxJsonDepth, nestsDeeperThan } from '../../core/json-depth';
 
-export const maxJsonBodyInBytes = 10 * 1024 * 1024;
+/**
+ * 5 MB. API Gateway passes bodies up to 10 MB, but a function is handed the body inside its event,
+ * and Lambda refuses events over 6,291,456 bytes (6 MB) before the function runs; 5 MB leaves the
+ * rest of the event (headers, twice) and the body's JSON escaping about 1 MB, so any body this
+ * limit admits reaches the function in AWS too (docs/operating.md, "AWS limits").
+ */
+export const maxJsonBodyInBytes = 5 * 1024 * 1024;
 
 /** `application/json` and `application/<anything>+json`, with any parameters (`; charset=utf-8`). */
 const jsonMediaType = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
@@ -28,7 +34,9 @@ export function parseJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase
   if (event.body === null || event.body === undefined || event.body === '') return {};
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (Buffer.byteLength(text) > maxJsonBodyInBytes) {
-    throw new PayloadTooLargeError(`Request body is larger than ${maxJsonBodyInBytes / 1024 / 1024} MB`);
+    throw new PayloadTooLargeError(
+      `Request body is larger than ${maxJsonBodyInBytes / 1024 / 1024} MB (${maxJsonBodyInBytes.toLocaleString('en-US')} bytes), the most the service takes`,
+    );
   }
   if (nestsDeeperThan(text, maxJsonDepth)) {
     throw new InvalidJsonError(`Request body is nested deeper than ${maxJsonDepth} levels`);

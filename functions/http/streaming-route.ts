@@ -15,6 +15,7 @@ import { logInvocation, loggerOf } from './logger';
 import { RequestLimits } from './limits';
 import { type JsonResponse, toProxyResult } from './responses';
 import { authorizeApiKey } from './authorize-api-key';
+import { keepingAlive, opensEventStream } from './keep-alive';
 import { failureResponse, type RouteInput, routeInputOf, withLimitHeaders } from './route';
 
 /** Where a streamed answer goes: status and headers first, then the body in pieces. */
@@ -64,13 +65,16 @@ export function streamingHttpRoute<
     let started = false;
     const limits = new RequestLimits();
     const logger = loggerOf(context);
+    // An event stream says `: keep-alive` through its silences (./keep-alive.ts); a JSON answer never waits.
+    const alive = keepingAlive(sink);
     const tracked: ResponseSink = {
       start(statusCode, headers) {
         started = true;
-        sink.start(statusCode, { ...headers, ...limits.headers() });
+        alive.start(statusCode, { ...headers, ...limits.headers() });
+        if (opensEventStream(headers)) alive.begin();
       },
-      write: (text) => sink.write(text),
-      end: () => sink.end(),
+      write: (text) => alive.write(text),
+      end: () => alive.end(),
     };
     try {
       response = await fn(
@@ -81,7 +85,7 @@ export function streamingHttpRoute<
       // Status and headers are gone already: a second prelude would corrupt the stream, so it ends.
       if (started) {
         logger.error('Streamed answer broke after it began', { error: error as Error });
-        return sink.end();
+        return alive.end();
       }
       response = await failureResponse(error, event, limits, logger);
     }

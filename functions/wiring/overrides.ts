@@ -6,11 +6,11 @@
 import type { ModelGateway } from '../../core/engine/types';
 import type { KeyWrapper } from '../../core/environment/envelope';
 import type { HttpClient } from '../../core/net/http';
-import type { ExecutionStarter } from '../../core/runs/types';
+import type { StateMachineStarter } from '../../core/runs/by-reference';
 import type { ScheduleRegistry } from '../../core/schedules/types';
 
 export interface AdapterOverrides {
-  executionStarter?: ExecutionStarter;
+  executionStarter?: StateMachineStarter;
   /** Local tests only: a guard that lets loopback through, to reach test servers. */
   http?: HttpClient;
   /** Local tests only: a model gateway pointed at test servers. */

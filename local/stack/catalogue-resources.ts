@@ -17,6 +17,7 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { sqsMessageLimitInBytes } from './aws-limits';
 import { queues, tables } from '../../catalog/resources';
 
 /** Retention of the dead-letter queues: SQS's maximum, 14 days. */
@@ -96,6 +97,13 @@ async function waitUntilActive(client: DynamoDBClient, name: string): Promise<vo
   throw new Error(`Local table ${name} did not become ACTIVE`);
 }
 
+/**
+ * fauxqs makes its queues take 1 MiB messages, the most SQS allows since 2025; the local queues
+ * refuse messages over the 256 KiB that was SQS's limit for years (./aws-limits.ts), so nothing
+ * the service sends comes to rely on a queue set to take more.
+ */
+const maximumMessageSize = String(sqsMessageLimitInBytes);
+
 /** Creates the catalogue queues and their DLQs (if absent) and answers every queue's URL by name. */
 export async function ensureQueues(client: SQSClient): Promise<Record<string, string>> {
   const urls: Record<string, string> = {};
@@ -104,6 +112,7 @@ export async function ensureQueues(client: SQSClient): Promise<Record<string, st
       const dlqName = `${name}-dlq`;
       const dlqUrl = await createOrUpdateQueue(client, dlqName, {
         MessageRetentionPeriod: DLQ_RETENTION_SECONDS,
+        MaximumMessageSize: maximumMessageSize,
       });
       const dlqAttributes = await client.send(
         new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
@@ -113,6 +122,7 @@ export async function ensureQueues(client: SQSClient): Promise<Record<string, st
       urls[dlqName] = dlqUrl;
       urls[name] = await createOrUpdateQueue(client, name, {
         VisibilityTimeout: String(queue.visibilityTimeoutInSeconds),
+        MaximumMessageSize: maximumMessageSize,
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn, maxReceiveCount: queue.maxReceiveCount }),
       });
     }),

@@ -20,9 +20,10 @@
  */
 import { DynamoScheduleStore } from '../../adapters/dynamodb/schedule-store';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';
-import type { JobQueue } from '../../core/jobs/types';
+import type { JobMessage, JobQueue } from '../../core/jobs/types';
 import { latestFireAtOrBefore, nextFireAfter, timingOf } from '../../core/schedules/cron';
 import type { ScheduleRegistry, ScheduleStore } from '../../core/schedules/types';
+import { refuseOverLimit, schedulerInputLimitInBytes } from './aws-limits';
 
 export interface SchedulerTimers {
   set(callback: () => void, delayInMs: number): unknown;
@@ -104,7 +105,15 @@ export function startLocalScheduler(options: LocalSchedulerOptions = {}): LocalS
     const timing = timingOf(schedule);
     const latest = latestFireAtOrBefore(timing, at)?.getTime() ?? nominal;
     const fireAt = new Date(Math.max(nominal, latest));
-    await queue.send({ kind: 'schedule', workflowId, scheduledTime: fireAt.toISOString() });
+    const message: JobMessage = { kind: 'schedule', workflowId, scheduledTime: fireAt.toISOString() };
+    // What EventBridge Scheduler would carry as the target's input: the fire only, never the schedule's input.
+    refuseOverLimit(
+      'The schedule target input',
+      message,
+      schedulerInputLimitInBytes,
+      "EventBridge Scheduler's limit on a target's input",
+    );
+    await queue.send(message);
     const next = nextFireAfter(timing, fireAt);
     await store.advanceSchedule(workflowId, schedule, next?.toISOString() ?? null);
     return true;

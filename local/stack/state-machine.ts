@@ -6,7 +6,11 @@
  *
  * A definition that uses anything else is refused when the machine is built, so the deployed
  * definition cannot drift past what runs locally without a test failing.
+ *
+ * Each state's input and output is held to Step Functions' payload limit (262,144 bytes of UTF-8
+ * JSON): past it the execution fails with States.DataLimitExceeded, which no Catch catches.
  */
+import { bytesText, jsonBytes, stepFunctionsPayloadLimitInBytes } from './aws-limits';
 
 export interface StateError {
   Error: string;
@@ -116,10 +120,25 @@ export async function runFrom(
   let current = position;
   while ('state' in current) {
     if (hooks.stopped?.()) return current;
-    current = await runState(definition, current, hooks);
+    current = overPayloadLimit(await runState(definition, current, hooks));
     await hooks.onPosition?.(current);
   }
   return current;
+}
+
+/** The position, or the execution's failure when the payload it carries is over the limit. */
+function overPayloadLimit(position: Position): Position {
+  if ('failed' in position) return position;
+  const payload = 'state' in position ? position.input : position.output;
+  const bytes = jsonBytes(payload);
+  if (bytes <= stepFunctionsPayloadLimitInBytes) return position;
+  const where = 'state' in position ? `The input of state ${position.state}` : 'The execution output';
+  return {
+    failed: {
+      Error: 'States.DataLimitExceeded',
+      Cause: `${where} is ${bytesText(bytes)} bytes, over Step Functions' payload limit of ${bytesText(stepFunctionsPayloadLimitInBytes)} bytes (256 KB of UTF-8 JSON)`,
+    },
+  };
 }
 
 async function runState(
@@ -219,8 +238,10 @@ function stateErrorOf(error: unknown): StateError {
   return { Error: plain.name, Cause: plain.message };
 }
 
+/** States.ALL catches neither States.Runtime nor the terminal States.DataLimitExceeded. */
 function matches(names: string[], error: string): boolean {
-  return names.includes(error) || (names.includes('States.ALL') && error !== 'States.Runtime');
+  const terminal = error === 'States.Runtime' || error === 'States.DataLimitExceeded';
+  return names.includes(error) || (names.includes('States.ALL') && !terminal);
 }
 
 function readPath(value: unknown, path: string): unknown {

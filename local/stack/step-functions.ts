@@ -12,6 +12,9 @@
  *   no time and reads only the Task's result, so the position after it is written in its place.
  *   An execution's name stays taken after it ends (as a Standard execution's does), so starting
  *   the same task again is a no-op.
+ * - An execution input over Step Functions' 262,144 bytes is refused at the start (a
+ *   ValidationException naming the limit), as StartExecution and StartSyncExecution refuse it; a
+ *   state's payload over it fails the execution with States.DataLimitExceeded (./state-machine.ts).
  * - A handler error reaches the Catch as Lambda gives it: `Error` the error's name, `Cause` the JSON
  *   text `{"errorType","errorMessage","trace"}`. A Task over its TimeoutSeconds fails with
  *   States.Timeout.
@@ -20,25 +23,21 @@ import { mkdirSync } from 'node:fs';
 import { type FileHandle, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderExecutionDefinition } from '../../catalog/execution-definition';
-import type {
-  ExecutionAnswer,
-  ExecutionRequest,
-  ExecutionStarter,
-  ExecutionState,
-  StepOutcome,
-} from '../../core/runs/types';
+import type { FinalizeOutput, StateMachineStarter } from '../../core/runs/by-reference';
+import type { ExecutionRequest, ExecutionState, StepOutcome } from '../../core/runs/types';
 import { WriteBatcher } from '../../adapters/aws/write-batcher';
 import { isMetering, meter } from '../../adapters/metering';
+import { refuseOverLimit, stepFunctionsPayloadLimitInBytes } from './aws-limits';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 import { checkDefinition, type Definition, type Position, runFrom, stateFailure } from './state-machine';
 
 export const DEFAULT_FUNCTION_ARN_PREFIX = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:`;
 
-export interface LocalExecutionStarterOptions {
+export interface LocalExecutionStarterOptions<Answer extends FinalizeOutput = FinalizeOutput> {
   /** The Step Lambda's logic. */
   step(state: ExecutionState): Promise<StepOutcome>;
   /** The Finalize Lambda's logic; its answer is what a sync run returns. */
-  finalize(state: ExecutionState): Promise<ExecutionAnswer>;
+  finalize(state: ExecutionState): Promise<Answer>;
   /** Prefix of the function ARNs substituted into the definition. */
   functionArnPrefix?: string;
   /** Replaces the duration of every Wait state by this many milliseconds (tests). */
@@ -53,7 +52,10 @@ export interface LocalExecutionStarterOptions {
   endedRetentionInMs?: number;
 }
 
-export interface LocalExecutionStarter extends ExecutionStarter {
+export interface LocalExecutionStarter<Answer extends FinalizeOutput = FinalizeOutput>
+  extends StateMachineStarter {
+  /** Finalize's answer, as StartSyncExecution's output is. */
+  startSync(request: ExecutionRequest): Promise<Answer>;
   /** Resolves once every background run started so far (and any they lead to) has ended. */
   drain(): Promise<void>;
   /** Background runs started and not ended. */
@@ -100,7 +102,9 @@ function startMetering(machineType: 'EXPRESS' | 'STANDARD') {
   };
 }
 
-export function createLocalExecutionStarter(options: LocalExecutionStarterOptions): LocalExecutionStarter {
+export function createLocalExecutionStarter<Answer extends FinalizeOutput = FinalizeOutput>(
+  options: LocalExecutionStarterOptions<Answer>,
+): LocalExecutionStarter<Answer> {
   const functionArnPrefix = options.functionArnPrefix ?? DEFAULT_FUNCTION_ARN_PREFIX;
   const stepArn = `${functionArnPrefix}executionStep`;
   const finalizeArn = `${functionArnPrefix}executionFinalize`;
@@ -200,6 +204,7 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
 
   return {
     async startSync(request) {
+      refuseLargeInput(request);
       const metering = startMetering('EXPRESS');
       const end = await runFrom(
         definition,
@@ -209,11 +214,12 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
       metering?.end();
       if ('failed' in end) throw asError(end.failed);
       if (!('end' in end)) throw new Error(`Sync execution ${request.executionId} was stopped`);
-      return end.output as ExecutionAnswer;
+      return end.output as Answer;
     },
 
     async startAsync(request) {
       if (closing) throw new Error('The local state machine is closing');
+      refuseLargeInput(request);
       if (executions.has(request.executionId)) return;
       const from: Position = { state: definition.StartAt, input: request };
       // Written down before StartExecution answers: a started execution survives a restart.
@@ -261,6 +267,16 @@ export function createLocalExecutionStarter(options: LocalExecutionStarterOption
       await journal?.close();
     },
   };
+}
+
+/** As StartExecution and StartSyncExecution refuse an input over the payload limit. */
+function refuseLargeInput(request: ExecutionRequest): void {
+  refuseOverLimit(
+    `Execution input of ${request.executionId}`,
+    request,
+    stepFunctionsPayloadLimitInBytes,
+    "Step Functions' limit on execution input and state payloads (UTF-8 JSON)",
+  );
 }
 
 /**

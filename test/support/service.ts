@@ -32,7 +32,10 @@ export function makeClient(service: LocalService): TestService {
 
 /** One service per test file; vitest runs each file in its own process. */
 export function useLocalService(
-  options: Pick<LocalServiceOptions, 'allowLoopbackOutbound' | 'waitOverrideMs'> = {},
+  options: Pick<
+    LocalServiceOptions,
+    'allowLoopbackOutbound' | 'waitOverrideMs' | 'integrationTimeoutInMs'
+  > = {},
 ): { get(): TestService } {
   let dataDir: string;
   let client: TestService | undefined;

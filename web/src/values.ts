@@ -28,8 +28,8 @@ export interface FormConfig {
 /** A field's value as it will be sent (`undefined`: left out), or what is wrong with it. */
 export type Checked = { ok: true; value?: unknown } | { ok: false; message: string };
 
-/** The JSON body is at most 10 MB and base64 grows files by a third: about 7 MB of files in all. */
-export const maxFilesSizeInBytes = 7 * 1024 * 1024;
+/** The JSON body is at most 5 MB and base64 grows files by a third: 3 MB of files in all leaves room for the rest. */
+export const maxFilesSizeInBytes = 3 * 1024 * 1024;
 
 /** The server's identifier rule: only such a path segment can be a form. */
 export const identifierPattern = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;

@@ -105,3 +105,26 @@ describe('local stack DynamoDB', () => {
     ]);
   });
 });
+
+describe("local stack DynamoDB: the 400 KB item limit (dynalite's own)", () => {
+  useLocalStack();
+
+  it('refuses an item over 400 KB naming the item size, and takes one of 390 KB', async () => {
+    // Prepare
+    const documents = dynamoDocumentClient();
+    const TableName = process.env.EXECUTIONS_TABLE;
+
+    // Act
+    const refused = await documents
+      .send(new PutCommand({ TableName, Item: { pk: 'BIG#1', sk: 'ITEM', data: 'x'.repeat(410 * 1024) } }))
+      .catch((error: unknown) => error);
+    await documents.send(
+      new PutCommand({ TableName, Item: { pk: 'BIG#2', sk: 'ITEM', data: 'x'.repeat(390 * 1024) } }),
+    );
+    const kept = await documents.send(new GetCommand({ TableName, Key: { pk: 'BIG#2', sk: 'ITEM' } }));
+
+    // Assess
+    expect(refused).toMatchObject({ message: 'Item size has exceeded the maximum allowed size' });
+    expect(String(kept.Item?.data).length).toBe(390 * 1024);
+  });
+});

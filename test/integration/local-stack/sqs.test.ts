@@ -116,3 +116,24 @@ describe('local stack SQS', () => {
     );
   });
 });
+
+describe('local stack SQS: the 256 KiB message limit', () => {
+  const stack = useLocalStack();
+
+  it('refuses a 300 KB message naming the limit, and takes one of 250 KB', async () => {
+    // Prepare
+    const QueueUrl = stack().env[queues.jobs.envVar];
+
+    // Act
+    const refused = await sqsClient()
+      .send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(300 * 1024) }))
+      .catch((error: unknown) => error);
+    const taken = await sqsClient().send(
+      new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(250 * 1024) }),
+    );
+
+    // Assess
+    expect(refused).toMatchObject({ message: expect.stringMatching(/shorter than 262144 bytes/) });
+    expect(taken.MessageId).toEqual(expect.any(String));
+  });
+});

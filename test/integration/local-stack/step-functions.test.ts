@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -622,5 +622,80 @@ describe('createLocalExecutionStarter with a journal', () => {
 
     // Assess
     expect(most).toBe(3);
+  });
+});
+
+describe("createLocalExecutionStarter: Step Functions' payload limit", () => {
+  /** A request whose input alone makes its JSON about `sizeInBytes`. */
+  const requestOf = (sizeInBytes: number, mode: 'sync' | 'async'): ExecutionRequest => ({
+    ...request(`large-${mode}`),
+    mode,
+    input: { text: 'x'.repeat(sizeInBytes) },
+  });
+
+  it('refuses a 300 KB input of a sync execution, naming the limit, and runs nothing', async () => {
+    // Prepare
+    const { step } = scriptedStep(done);
+    const starter = createLocalExecutionStarter({ step, finalize: async (s) => answerFor(s) });
+
+    // Act
+    const started = starter.startSync(requestOf(300 * 1024, 'sync'));
+
+    // Assess
+    await expect(started).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringContaining('262,144 bytes'),
+    });
+    expect(step).not.toHaveBeenCalled();
+  });
+
+  it('refuses a 300 KB input of an async execution before anything is written down', async () => {
+    // Prepare
+    const journalDir = mkdtempSync(join(tmpdir(), 'sfn-limit-'));
+    const { step } = scriptedStep(done);
+    const starter = createLocalExecutionStarter({ step, finalize: async (s) => answerFor(s), journalDir });
+
+    // Act
+    const started = starter.startAsync(requestOf(300 * 1024, 'async'));
+
+    // Assess
+    await expect(started).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringContaining('256 KB'),
+    });
+    await starter.close();
+    expect(await starter.resume()).toBe(0);
+    expect(step).not.toHaveBeenCalled();
+    rmSync(journalDir, { recursive: true, force: true });
+  });
+
+  it('takes an input just under the limit', async () => {
+    // Prepare
+    const { step } = scriptedStep(done);
+    const starter = createLocalExecutionStarter({ step, finalize: async (s) => answerFor(s) });
+
+    // Act
+    const answer = await starter.startSync(requestOf(250 * 1024, 'sync'));
+
+    // Assess
+    expect(answer.httpStatus).toBe(200);
+  });
+
+  it('fails the execution with States.DataLimitExceeded, past the Catch, when a Task answers over the limit', async () => {
+    // Prepare
+    const large: StepOutcome = { status: 'done', result: { resultRef: 'y'.repeat(300 * 1024) } };
+    const { step } = scriptedStep(large);
+    const finalize = vi.fn(async (s: ExecutionState) => answerFor(s));
+    const starter = createLocalExecutionStarter({ step, finalize });
+
+    // Act
+    const started = starter.startSync(request('task-too-large'));
+
+    // Assess
+    await expect(started).rejects.toMatchObject({
+      name: 'States.DataLimitExceeded',
+      message: expect.stringContaining('262,144 bytes'),
+    });
+    expect(finalize).not.toHaveBeenCalled();
   });
 });

@@ -44,6 +44,22 @@ describe('parseJsonBody', () => {
     );
   });
 
+  it('refuses a body just over 5 MB with 413 naming the limit, and reads one of 5,000,000 bytes', () => {
+    // Prepare
+    const over = JSON.stringify({ a: 'x'.repeat(5 * 1024 * 1024) });
+    const within = JSON.stringify({ a: 'x'.repeat(5_000_000 - 8) });
+
+    // Act
+    const refused = () => parseJsonBody({ body: over, isBase64Encoded: false });
+    const read = parseJsonBody({ body: within, isBase64Encoded: false });
+
+    // Assess
+    expect(refused).toThrow(
+      expect.objectContaining({ statusCode: 413, message: expect.stringContaining('5,242,880 bytes') }),
+    );
+    expect(read).toEqual({ a: expect.any(String) });
+  });
+
   it('reads a body nested exactly to the limit', () => {
     expect(parseJsonBody({ body: nested(maxJsonDepth), isBase64Encoded: false })).toBeInstanceOf(Array);
   });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createQuickJsCodeRunner } from '../../../adapters/sandbox/quickjs';
 import { block } from '../../../core/engine/builders';
 import type { WorkflowGraph } from '../../../core/engine/types';
-import type { ExecutionState } from '../../../core/runs/types';
 import {
   executeStep,
   failureMessage,
@@ -10,7 +9,8 @@ import {
   inlineResultLimitInBytes,
   type StepDeps,
 } from '../../../core/runs/service';
-import { type CheckpointStore, type ExecutionLogEntry, logIdFor } from '../../../core/runs/log';
+import { type ExecutionLogEntry, logIdFor } from '../../../core/runs/log';
+import { MemoryCheckpoints, runState } from '../../support/runs';
 import type { Deployment } from '../../../core/workflows/types';
 
 function graph(code: string): WorkflowGraph {
@@ -29,34 +29,7 @@ function graph(code: string): WorkflowGraph {
   };
 }
 
-class MemoryCheckpoints implements CheckpointStore {
-  readonly items = new Map<string, unknown>();
-  async save(id: string, value: unknown) {
-    this.items.set(id, JSON.parse(JSON.stringify(value)));
-  }
-  async saveJson(id: string, json: string) {
-    this.items.set(id, JSON.parse(json));
-  }
-  async load(id: string) {
-    return this.items.get(id);
-  }
-  async delete(id: string) {
-    this.items.delete(id);
-  }
-}
-
-const state = (overrides: Partial<ExecutionState> = {}): ExecutionState => ({
-  executionId: 'exec-1',
-  workflowId: 'wf_1',
-  workspaceId: 'ws_1',
-  userId: 'usr_1',
-  deploymentVersion: 1,
-  trigger: 'api',
-  input: { n: 2 },
-  startedAt: '2026-01-01T00:00:00.000Z',
-  mode: 'sync',
-  ...overrides,
-});
+const state = runState;
 
 function stepDeps(code: string, budgetInMs: number, checkpoints = new MemoryCheckpoints()): StepDeps {
   const deployment: Deployment = {

@@ -4,23 +4,14 @@ import type { ModelGateway, ModelRequest, WorkflowGraph } from '../../../core/en
 import type { CheckpointStore, ExecutionLogEntry, ExecutionLogStore } from '../../../core/runs/log';
 import { doneMarker, prepareStream, type StreamDeps, sseFrame, streamRun } from '../../../core/runs/stream';
 import type { ExecutionRequest } from '../../../core/runs/types';
+import { runState } from '../../support/runs';
 import type { Deployment } from '../../../core/workflows/types';
 
 const startedAt = '2026-01-01T00:00:00.000Z';
 /** The clock stands still, so every duration is 0 and frames can be compared byte for byte. */
 const clockInMs = Date.parse(startedAt);
 
-const request: ExecutionRequest = {
-  executionId: 'exec-1',
-  workflowId: 'wf_1',
-  workspaceId: 'ws_1',
-  userId: 'usr_1',
-  deploymentVersion: 1,
-  trigger: 'api',
-  input: {},
-  startedAt,
-  mode: 'sync',
-};
+const request: ExecutionRequest = runState({ input: {}, startedAt });
 
 /** start → agent "Writer" → response with the writer's text. */
 function writerGraph(userPrompt = 'Say hi'): WorkflowGraph {

@@ -67,7 +67,7 @@ describe('form page checks', () => {
     expect(checkFiles(files, [maxFilesSizeInBytes])).toEqual({ ok: true });
     expect(checkFiles(files, [maxFilesSizeInBytes, 1])).toEqual({
       ok: false,
-      message: 'These files are too large: together they must be under 7 MB.',
+      message: 'These files are too large: together they must be under 3 MB.',
     });
   });
 
@@ -113,7 +113,7 @@ describe('form page messages', () => {
     );
     expect(topMessageOf({ status: 401 })).toBe('That password is not correct.');
     expect(topMessageOf({ status: 403 })).toBe('This e-mail address may not use this form.');
-    expect(topMessageOf({ status: 413 })).toMatch(/under 7 MB/);
+    expect(topMessageOf({ status: 413 })).toMatch(/under 3 MB/);
     expect(topMessageOf({ status: 429, retryAfterInSeconds: 30 })).toBe(
       'Too many submissions just now. Please try again in 30 seconds.',
     );
