@@ -15,6 +15,13 @@ const runAccess = {
   models: 'invoke',
 } as const satisfies ResourceAccess;
 
+/**
+ * A workflow's graph and deployments may be kept in the files bucket behind a pointer (large graphs,
+ * adapters/dynamodb/workflow-store.ts), so every route that reads or writes workflows needs the bucket.
+ */
+const workflowsRead = { ...entities, buckets: { files: 'read' } } as const satisfies ResourceAccess;
+const workflowsWrite = { ...entitiesWrite, buckets: { files: 'readWrite' } } as const satisfies ResourceAccess;
+
 export const workflowRoutes = [
   {
     id: 'listWorkflows',
@@ -27,7 +34,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { query: s.listWorkflowsQuery },
     responses: { 200: { description: 'Workflows', body: s.data(z.array(s.workflowSummary)) } },
-    access: entities,
+    access: workflowsRead,
   },
   {
     id: 'createWorkflow',
@@ -40,7 +47,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { body: s.createWorkflowBody },
     responses: { 201: { description: 'Created', body: s.dataWithWarnings(s.workflow) } },
-    access: entitiesWrite,
+    access: workflowsWrite,
   },
   {
     id: 'getWorkflow',
@@ -53,7 +60,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Workflow', body: s.data(s.workflow) } },
-    access: entities,
+    access: workflowsRead,
   },
   {
     id: 'updateWorkflow',
@@ -66,7 +73,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams, body: s.updateWorkflowBody },
     responses: { 200: { description: 'Updated', body: s.dataWithWarnings(s.workflow) } },
-    access: entitiesWrite,
+    access: workflowsWrite,
   },
   {
     id: 'deleteWorkflow',
@@ -80,7 +87,7 @@ export const workflowRoutes = [
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Deleted', body: s.data(s.workflowSummary) } },
     // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
-    access: { ...entitiesWrite, schedules: 'manage' },
+    access: { ...workflowsWrite, schedules: 'manage' },
   },
   {
     id: 'deployWorkflow',
@@ -94,7 +101,7 @@ export const workflowRoutes = [
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Deployed', body: s.dataWithWarnings(s.workflowStatus) } },
     // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
-    access: { ...entitiesWrite, schedules: 'manage' },
+    access: { ...workflowsWrite, schedules: 'manage' },
   },
   {
     id: 'undeployWorkflow',
@@ -108,7 +115,7 @@ export const workflowRoutes = [
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Undeployed', body: s.data(s.workflowStatus) } },
     // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
-    access: { ...entitiesWrite, schedules: 'manage' },
+    access: { ...workflowsWrite, schedules: 'manage' },
   },
   {
     id: 'getWorkflowStatus',
@@ -121,7 +128,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Status', body: s.workflowStatus } },
-    access: entities,
+    access: workflowsRead,
   },
   {
     id: 'executeWorkflow',

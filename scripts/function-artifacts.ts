@@ -97,14 +97,17 @@ export function dependencyClosure(names: readonly string[], packages: Record<str
   return [...found].sort();
 }
 
-/** Hard links a package's files (not its own nested node_modules, which are packages of their own). */
-async function linkTree(from: string, to: string, top = true): Promise<void> {
+/**
+ * Hard links the files of a folder into another (copies them across file systems). `skipNodeModules`:
+ * not its own nested node_modules (a package's, which are packages of their own).
+ */
+export async function linkTree(from: string, to: string, skipNodeModules = false): Promise<void> {
   await mkdir(to, { recursive: true });
   for (const entry of await readdir(from, { withFileTypes: true })) {
-    if (top && entry.name === 'node_modules') continue;
+    if (skipNodeModules && entry.name === 'node_modules') continue;
     const source = join(from, entry.name);
     const target = join(to, entry.name);
-    if (entry.isDirectory()) await linkTree(source, target, false);
+    if (entry.isDirectory()) await linkTree(source, target);
     else if (entry.isSymbolicLink()) await symlink(await readlink(source), target);
     else await link(source, target).catch(() => copyFile(source, target));
   }
@@ -122,7 +125,7 @@ export async function installBeside(dir: string, names: readonly string[]): Prom
     const source = (await lstat(fromProjectRoot(path))).isSymbolicLink()
       ? resolve(projectRoot, path, '..', await readlink(fromProjectRoot(path)))
       : fromProjectRoot(path);
-    await linkTree(source, join(dir, path));
+    await linkTree(source, join(dir, path), true);
   }
   return paths.length;
 }

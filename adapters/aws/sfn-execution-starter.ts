@@ -7,12 +7,12 @@ import {
 } from '@aws-sdk/client-sfn';
 import { stateMachines } from '../../catalog/resources';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../core/runs/types';
-import { requireEnv } from './require-env';
 import { sfnClient } from './sfn-client';
 
 export interface SfnExecutionStarterOptions {
   client: SFNClient;
-  syncStateMachineArn: string;
+  /** Absent in functions that only start async runs (the jobs worker): CDK gives them only the Standard machine. */
+  syncStateMachineArn?: string;
   asyncStateMachineArn?: string;
 }
 
@@ -22,7 +22,7 @@ export class SfnExecutionStarter implements ExecutionStarter {
   static fromEnv(): SfnExecutionStarter {
     return new SfnExecutionStarter({
       client: sfnClient(),
-      syncStateMachineArn: requireEnv(stateMachines.executionSync.envVar),
+      syncStateMachineArn: process.env[stateMachines.executionSync.envVar],
       asyncStateMachineArn: process.env[stateMachines.executionAsync.envVar],
     });
   }
@@ -30,7 +30,7 @@ export class SfnExecutionStarter implements ExecutionStarter {
   async startSync(request: ExecutionRequest): Promise<ExecutionAnswer> {
     const result = await this.options.client.send(
       new StartSyncExecutionCommand({
-        stateMachineArn: this.options.syncStateMachineArn,
+        stateMachineArn: this.syncArn(),
         name: request.executionId,
         input: JSON.stringify(request),
       }),
@@ -71,6 +71,12 @@ export class SfnExecutionStarter implements ExecutionStarter {
     } catch (error) {
       if ((error as Error).name !== 'ExecutionDoesNotExist') throw error;
     }
+  }
+
+  private syncArn(): string {
+    const arn = this.options.syncStateMachineArn;
+    if (!arn) throw new Error(`${stateMachines.executionSync.envVar} is not set`);
+    return arn;
   }
 
   private asyncArn(): string {

@@ -68,6 +68,8 @@ const hooksFile = fileURLToPath(new URL('./resolve-hooks.mjs', import.meta.url))
 
 export class BundleFunction {
   private worker: Worker | undefined;
+  /** Resolves when the thread has loaded the bundle (its init), whether or not that failed. */
+  private ready: Promise<void> = Promise.resolve();
   private readonly pending = new Map<string, Pending>();
   /** Cold starts so far: each is a new thread. */
   coldStarts = 0;
@@ -109,7 +111,15 @@ export class BundleFunction {
       stdout: false,
       stderr: false,
     });
-    worker.on('message', (message: Message) => this.receive(worker, message));
+    let initDone: () => void = () => undefined;
+    this.ready = new Promise<void>((resolve) => {
+      initDone = resolve;
+    });
+    worker.on('message', (message: Message) => {
+      if (message.type === 'ready') initDone();
+      else this.receive(worker, message);
+    });
+    worker.once('exit', () => initDone());
     worker.on('error', (error) => this.lose(worker, error));
     worker.on('exit', (code) => this.lose(worker, new Error(`The function's thread exited (code ${code})`)));
     worker.unref();
@@ -117,8 +127,10 @@ export class BundleFunction {
     return worker;
   }
 
-  private send(event: unknown, stream?: StreamListener): Promise<unknown> {
+  /** The time-out counts from the end of the init, which Lambda limits apart. */
+  private async send(event: unknown, stream?: StreamListener): Promise<unknown> {
     const worker = this.thread();
+    await this.ready;
     const id = randomUUID();
     const { timeoutInSeconds, memoryInMb } = this.options;
     const context = {
@@ -157,8 +169,7 @@ export class BundleFunction {
     });
   }
 
-  private receive(worker: Worker, message: Message): void {
-    if (message.type === 'ready') return;
+  private receive(worker: Worker, message: Exclude<Message, { type: 'ready' }>): void {
     const pending = this.pending.get(message.id);
     if (!pending) return;
     if (message.type === 'result') pending.resolve(message.result);

@@ -44,6 +44,14 @@ Module._resolveFilename = function confinedToTaskRoot(request, parent, isMain, o
 // `import()` of the bundles goes through the ES module resolver: the same rule, in hooks of this thread.
 Module.register(pathToFileURL(hooksFile), { data: { taskRootUrl: pathToFileURL(taskRoot).href } });
 
+// The SDK warns, once per thread, that its next versions need Node 22: Lambda runs nodejs22.x, where
+// it does not, and 94 threads would repeat it.
+const emitWarning = process.emitWarning.bind(process);
+process.emitWarning = (warning, ...rest) => {
+  if (String(warning?.message ?? warning).startsWith('NodeVersionSupportWarning')) return;
+  emitWarning(warning, ...rest);
+};
+
 if ((process.env.NODE_OPTIONS ?? '').includes('--enable-source-maps')) process.setSourceMapsEnabled(true);
 
 const streamingMark = Symbol.for('aws.lambda.runtime.handler.streaming');
