@@ -1,7 +1,7 @@
 /** Workflows: their graphs and deployments, and runs (execute, run by hand). Spread into the route table (catalog/routes.ts). */
 import * as z from './zod';
 import type { ResourceAccess } from './resources';
-import { type RouteDefinition, entities, entitiesWrite } from './route-definition';
+import { type RouteDefinition, entities, entitiesWrite, workflowGraphs } from './route-definition';
 import * as s from './schemas';
 
 /** What starting a run takes in every mode: sync (Express machine), async (job + queue), stream (engine in process). */
@@ -15,12 +15,12 @@ const runAccess = {
   models: 'invoke',
 } as const satisfies ResourceAccess;
 
-/**
- * A workflow's graph and deployments may be kept in the files bucket behind a pointer (large graphs,
- * adapters/dynamodb/workflow-store.ts), so every route that reads or writes workflows needs the bucket.
- */
-const workflowsRead = { ...entities, buckets: { files: 'read' } } as const satisfies ResourceAccess;
-const workflowsWrite = { ...entitiesWrite, buckets: { files: 'readWrite' } } as const satisfies ResourceAccess;
+/** Graphs and deployments may be kept in the files bucket behind a pointer: writing one may write there. */
+const workflowsRead = { ...entities, ...workflowGraphs } as const satisfies ResourceAccess;
+const workflowsWrite = {
+  ...entitiesWrite,
+  buckets: { files: 'readWrite' },
+} as const satisfies ResourceAccess;
 
 export const workflowRoutes = [
   {
