@@ -46,6 +46,11 @@ export interface BundleFunctionOptions {
   timeoutInSeconds: number;
   /** Where the runtime's SDK (`@aws-sdk/*`) resolves from: the project's node_modules. */
   runtimeSdkDir: string;
+  /**
+   * A thread with no invocation for this long is ended, as Lambda reclaims idle instances, so that
+   * the memory of the process follows the functions in use. Default 2 minutes.
+   */
+  idleTimeoutInMs?: number;
 }
 
 type Message =
@@ -71,6 +76,7 @@ export class BundleFunction {
   /** Resolves when the thread has loaded the bundle (its init), whether or not that failed. */
   private ready: Promise<void> = Promise.resolve();
   private readonly pending = new Map<string, Pending>();
+  private idleTimer: NodeJS.Timeout | undefined;
   /** Cold starts so far: each is a new thread. */
   coldStarts = 0;
 
@@ -92,6 +98,7 @@ export class BundleFunction {
 
   /** Ends the thread, if any; invocations under way fail. */
   async stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     if (worker) await worker.terminate();
@@ -130,6 +137,7 @@ export class BundleFunction {
   /** The time-out counts from the end of the init, which Lambda limits apart. */
   private async send(event: unknown, stream?: StreamListener): Promise<unknown> {
     const worker = this.thread();
+    clearTimeout(this.idleTimer);
     await this.ready;
     const id = randomUUID();
     const { timeoutInSeconds, memoryInMb } = this.options;
@@ -162,11 +170,21 @@ export class BundleFunction {
         (value: T) => {
           clearTimeout(timer);
           this.pending.delete(id);
+          this.armIdleTimer(worker);
           done(value);
         };
       this.pending.set(id, { worker, resolve: settle(resolve), reject: settle(reject), stream });
       worker.postMessage({ type: 'invoke', id, event, context, streaming: stream !== undefined });
     });
+  }
+
+  private armIdleTimer(worker: Worker): void {
+    clearTimeout(this.idleTimer);
+    if (this.pending.size > 0) return;
+    this.idleTimer = setTimeout(() => {
+      if (this.worker === worker && this.pending.size === 0) void this.stop();
+    }, this.options.idleTimeoutInMs ?? 120_000);
+    this.idleTimer.unref();
   }
 
   private receive(worker: Worker, message: Exclude<Message, { type: 'ready' }>): void {

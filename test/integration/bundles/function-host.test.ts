@@ -220,6 +220,23 @@ describe('BundleFunction', () => {
     expect((failure as Error).message).toContain('streamifyResponse');
   });
 
+  it('ends a thread left idle, and the next invocation is a cold start', async () => {
+    // Prepare
+    const fn = new BundleFunction({
+      ...(await artifact('idle', { 'index.js': 'exports.handler = async () => process.pid;' })).options,
+      idleTimeoutInMs: 50,
+    });
+    started.push(fn);
+    await fn.invoke({});
+
+    // Act
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await fn.invoke({});
+
+    // Assess
+    expect(fn.coldStarts).toBe(2);
+  });
+
   it('ends an invocation at its time-out and starts a new thread for the next one', async () => {
     // Prepare
     const fn = await artifact(
