@@ -105,6 +105,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         manifest: artifacts.manifest,
         artifactsDir: artifacts.dir,
         runtimeSdkDir: artifacts.nodeModulesDir,
+        nodePath: artifacts.nodePath,
         stack,
         starter: workers.starter,
         adminKey,

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ArtifactManifest } from '../../scripts/function-artifacts';
 import { moduleRoot } from '../modules';
@@ -34,6 +34,24 @@ export interface Artifacts {
   dir: string;
   /** The project's node_modules (the runtime's SDK resolves from it). */
   nodeModulesDir: string;
+  /** NODE_PATH of every function: the runtime's SDK, and nothing else (see `runtimeSdkPath`). */
+  nodePath: string;
+}
+
+/**
+ * The runtime's SDK: the nodejs22.x runtime has the AWS SDK for JavaScript v3 on NODE_PATH, and the
+ * bundles leave `@aws-sdk/*` out (lib/bundling.ts). Locally a folder whose node_modules holds only
+ * `@aws-sdk`, a link to the project's copy, is every function's NODE_PATH. Remove this (and the
+ * exception in lambda-runtime.cjs) when the SDK ships inside the artifacts.
+ */
+async function runtimeSdkPath(root: string): Promise<string> {
+  const nodePath = join(root, 'dist', 'lambda-runtime', 'node_modules');
+  const link = join(nodePath, '@aws-sdk');
+  if (!existsSync(link)) {
+    await mkdir(nodePath, { recursive: true });
+    await symlink(join(root, 'node_modules', '@aws-sdk'), link, 'dir');
+  }
+  return nodePath;
 }
 
 /** Bundles, synthesizes and installs when the sources changed; resolves to the manifest. */
@@ -54,5 +72,5 @@ export async function prepareArtifacts(log: (line: string) => void = console.log
   if (code !== 0) throw new ArtifactBuildError(`${artifactScript} failed (exit code ${code})`);
   const dir = join(root, 'dist', 'functions');
   const manifest = JSON.parse(await readFile(join(dir, 'artifacts.json'), 'utf8')) as ArtifactManifest;
-  return { manifest, dir, nodeModulesDir: join(root, 'node_modules') };
+  return { manifest, dir, nodeModulesDir: join(root, 'node_modules'), nodePath: await runtimeSdkPath(root) };
 }

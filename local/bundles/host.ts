@@ -34,6 +34,8 @@ export interface BundleHostOptions {
   artifactsDir: string;
   /** The project's node_modules, where the runtime's SDK resolves from. */
   runtimeSdkDir: string;
+  /** NODE_PATH of the functions: the runtime's SDK (./artifacts.ts). */
+  nodePath: string;
   stack: LocalStack;
   starter: ExecutionStarter;
   adminKey: string;
@@ -100,6 +102,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
     DYNAMODB_ENDPOINT: stack.env.DYNAMODB_ENDPOINT,
     S3_ENDPOINT: stack.env.S3_ENDPOINT,
     SQS_ENDPOINT: stack.env.SQS_ENDPOINT,
+    NODE_PATH: options.nodePath,
     SFN_ENDPOINT: awsApi.endpoint,
     AWS_ENDPOINT_URL_KMS: awsApi.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: awsApi.endpoint,

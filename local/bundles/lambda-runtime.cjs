@@ -24,9 +24,10 @@ const inside = (dir, file) => {
 };
 
 // The runtime's SDK: the nodejs22.x runtime puts the AWS SDK for JavaScript v3 on NODE_PATH, and the
-// bundles leave `@aws-sdk/*` out (lib/bundling.ts). Here a require of `@aws-sdk/*` from the asset
-// may resolve to the project's installed copy, and what the SDK itself requires is not confined.
-// Remove this when the SDK ships inside the artifacts.
+// bundles leave `@aws-sdk/*` out (lib/bundling.ts). Here NODE_PATH holds a link to the project's copy
+// (./artifacts.ts), so a require of `@aws-sdk/*` from the asset may resolve into the project's
+// node_modules, and what the SDK itself requires is not confined. Remove this when the SDK ships
+// inside the artifacts.
 const runtimeSdk = (request) => request.startsWith('@aws-sdk/');
 
 const resolveFilename = Module._resolveFilename;
