@@ -15,6 +15,7 @@ import { projectRoot } from '../../../lib/project';
 
 let root: string;
 const started: BundleFunction[] = [];
+const inProjectFolders: string[] = [];
 
 /** An asset folder `<root>/<id>` with these files; the function made from it, with `environment`. */
 async function artifact(
@@ -58,7 +59,8 @@ async function inProjectArtifact(folder: string, id: string, indexJs: string, me
     runtimeSdkDir: join(projectRoot, 'node_modules'),
   });
   started.push(fn);
-  return { fn, remove: () => rm(join(projectRoot, 'dist', folder), { recursive: true, force: true }) };
+  inProjectFolders.push(join(projectRoot, 'dist', folder));
+  return fn;
 }
 
 function recordingSink() {
@@ -85,6 +87,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await Promise.all(started.splice(0).map((fn) => fn.stop()));
   await rm(root, { recursive: true, force: true });
+  for (const folder of inProjectFolders.splice(0)) await rm(folder, { recursive: true, force: true });
 });
 
 describe('BundleFunction', () => {
@@ -124,62 +127,50 @@ describe('BundleFunction', () => {
 
   it('refuses a package that is installed in the project but not beside the bundle, at init', async () => {
     // Prepare: zod is in the project's node_modules, up the tree from the asset folder.
-    const { fn, remove } = await inProjectArtifact(
+    const fn = await inProjectArtifact(
       'bundle-host-test',
       'needs-zod',
       "require('zod'); exports.handler = async () => 'loaded';",
     );
 
-    try {
-      // Act
-      const failure = await fn.invoke({}).catch((error: unknown) => error);
+    // Act
+    const failure = await fn.invoke({}).catch((error: unknown) => error);
 
-      // Assess
-      expect((failure as Error).name).toBe('Runtime.ImportModuleError');
-      expect((failure as Error).message).toContain("Cannot find module 'zod'");
-      expect((failure as Error).message).toContain("not in the function's artifact");
-    } finally {
-      await remove();
-    }
+    // Assess
+    expect((failure as Error).name).toBe('Runtime.ImportModuleError');
+    expect((failure as Error).message).toContain("Cannot find module 'zod'");
+    expect((failure as Error).message).toContain("not in the function's artifact");
   });
 
   it("lets the bundle require the runtime's AWS SDK, as the nodejs22.x runtime provides it", async () => {
     // Prepare
-    const { fn, remove } = await inProjectArtifact(
+    const fn = await inProjectArtifact(
       'bundle-host-sdk-test',
       'sdk',
       "const { SQSClient } = require('@aws-sdk/client-sqs'); exports.handler = async () => typeof SQSClient;",
       256,
     );
 
-    try {
-      // Act
-      const answer = await fn.invoke({});
+    // Act
+    const answer = await fn.invoke({});
 
-      // Assess
-      expect(answer).toBe('function');
-    } finally {
-      await remove();
-    }
+    // Assess
+    expect(answer).toBe('function');
   });
 
   it('refuses an import() of a package outside the artifact as well', async () => {
     // Prepare
-    const { fn, remove } = await inProjectArtifact(
+    const fn = await inProjectArtifact(
       'bundle-host-import-test',
       'imports',
       "exports.handler = async () => (await import('croner')).Cron.name;",
     );
 
-    try {
-      // Act
-      const failure = await fn.invoke({}).catch((error: unknown) => error);
+    // Act
+    const failure = await fn.invoke({}).catch((error: unknown) => error);
 
-      // Assess
-      expect((failure as Error).message).toContain("Cannot find package 'croner'");
-    } finally {
-      await remove();
-    }
+    // Assess
+    expect((failure as Error).message).toContain("Cannot find package 'croner'");
   });
 
   it('streams a streamified answer: the prelude gives status and headers, the rest is the body', async () => {
