@@ -11,7 +11,13 @@ import { ensureDemoData } from './seed';
 const startedAt = Date.now();
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 // Refused before anything starts: a typo must not quietly serve the sources.
-const handlers = handlersModeOf(process.env.LOCAL_HANDLERS);
+let handlers: ReturnType<typeof handlersModeOf>;
+try {
+  handlers = handlersModeOf(process.env.LOCAL_HANDLERS);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
 const service = await startLocalService({
   dataDir: process.env.DATA_DIR ?? '.data',
   port: Number(process.env.PORT ?? 3000),
