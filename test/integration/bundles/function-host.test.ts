@@ -125,22 +125,33 @@ describe('BundleFunction', () => {
     expect((failure as Error).message).toContain("Cannot find module './stream-run.js'");
   });
 
-  it('refuses a package that is installed in the project but not beside the bundle, at init', async () => {
-    // Prepare: zod is in the project's node_modules, up the tree from the asset folder.
-    const fn = await inProjectArtifact(
-      'bundle-host-test',
+  it.each([
+    [
+      'require',
       'needs-zod',
       "require('zod'); exports.handler = async () => 'loaded';",
-    );
+      "Cannot find module 'zod'",
+    ],
+    [
+      'import()',
+      'imports-croner',
+      "exports.handler = async () => (await import('croner')).Cron.name;",
+      "Cannot find package 'croner'",
+    ],
+  ])(
+    'refuses by %s a package installed in the project but not beside the bundle',
+    async (_how, id, indexJs, message) => {
+      // Prepare: the package is in the project's node_modules, up the tree from the asset folder.
+      const fn = await inProjectArtifact(`bundle-host-${id}`, id, indexJs);
 
-    // Act
-    const failure = await fn.invoke({}).catch((error: unknown) => error);
+      // Act
+      const failure = await fn.invoke({}).catch((error: unknown) => error);
 
-    // Assess
-    expect((failure as Error).name).toBe('Runtime.ImportModuleError');
-    expect((failure as Error).message).toContain("Cannot find module 'zod'");
-    expect((failure as Error).message).toContain("not in the function's artifact");
-  });
+      // Assess
+      expect((failure as Error).message).toContain(message);
+      expect((failure as Error).message).toContain("not in the function's artifact");
+    },
+  );
 
   it("lets the bundle require the runtime's AWS SDK, as the nodejs22.x runtime provides it", async () => {
     // Prepare
@@ -156,21 +167,6 @@ describe('BundleFunction', () => {
 
     // Assess
     expect(answer).toBe('function');
-  });
-
-  it('refuses an import() of a package outside the artifact as well', async () => {
-    // Prepare
-    const fn = await inProjectArtifact(
-      'bundle-host-import-test',
-      'imports',
-      "exports.handler = async () => (await import('croner')).Cron.name;",
-    );
-
-    // Act
-    const failure = await fn.invoke({}).catch((error: unknown) => error);
-
-    // Assess
-    expect((failure as Error).message).toContain("Cannot find package 'croner'");
   });
 
   it('streams a streamified answer: the prelude gives status and headers, the rest is the body', async () => {
