@@ -13,7 +13,20 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { copyFile, link, lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromProjectRoot, projectRoot } from '../lib/project';
@@ -66,7 +79,11 @@ interface LockEntry {
  * The lockfile paths (`node_modules/a`, `node_modules/a/node_modules/b`) of `names` and of all they
  * depend on, found as Node finds them: the nearest `node_modules` up from the package that needs one.
  */
-export function dependencyClosure(names: readonly string[], packages: Record<string, LockEntry>): string[] {
+export function dependencyClosure(
+  names: readonly string[],
+  packages: Record<string, LockEntry>,
+  isInstalled: (lockPath: string) => boolean = (lockPath) => existsSync(fromProjectRoot(lockPath)),
+): string[] {
   const found = new Set<string>();
   const locate = (from: string, name: string): string | undefined => {
     let base = from;
@@ -86,7 +103,7 @@ export function dependencyClosure(names: readonly string[], packages: Record<str
     for (const name of Object.keys(needed)) {
       const at = locate(path, name);
       // An optional or peer dependency the project does not install is not installed beside it either.
-      if (at && existsSync(fromProjectRoot(at))) visit(at);
+      if (at && isInstalled(at)) visit(at);
     }
   };
   for (const name of names) {
@@ -140,8 +157,6 @@ export async function synthesizeFunctions(): Promise<Record<string, FunctionArti
   const cdkJson = JSON.parse(readFileSync(fromProjectRoot('cdk.json'), 'utf8')) as {
     context?: Record<string, unknown>;
   };
-  const { mkdtemp } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
   const outdir = await mkdtemp(join(tmpdir(), 'function-artifacts-'));
   try {
     // An empty list of bundling stacks: no stack matches, so no NodejsFunction runs esbuild.
@@ -186,8 +201,43 @@ export function freshManifest(): ArtifactManifest | undefined {
   return manifest.fingerprint === sourceFingerprint() ? manifest : undefined;
 }
 
+const lockDir = fromProjectRoot('dist/function-artifacts.lock');
+/** A build takes minutes on a busy machine; a lock older than this was left by a process that died. */
+const staleLockInMs = 20 * 60_000;
+
+/**
+ * One build at a time (two services started at once would remove each other's artifacts): the
+ * others wait for it and take its result.
+ */
+async function withBuildLock<T>(build: () => Promise<T>): Promise<T> {
+  await mkdir(fromProjectRoot('dist'), { recursive: true });
+  for (;;) {
+    try {
+      await mkdir(lockDir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (await stat(lockDir).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > staleLockInMs) await rm(lockDir, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    return await build();
+  } finally {
+    await rm(lockDir, { recursive: true, force: true });
+  }
+}
+
 /** Bundles, synthesizes and installs, unless the artifacts are already those of the current sources. */
 export async function ensureFunctionArtifacts(log: (line: string) => void = () => undefined) {
+  const found = freshManifest();
+  if (found) return { manifest: found, built: false };
+  return withBuildLock(() => buildArtifacts(log));
+}
+
+async function buildArtifacts(log: (line: string) => void) {
+  // Another process may have built them while this one waited for the lock.
   const fresh = freshManifest();
   if (fresh) return { manifest: fresh, built: false };
   const fingerprint = sourceFingerprint();
