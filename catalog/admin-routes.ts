@@ -68,7 +68,8 @@ export const adminRoutes = [
     tag: 'admin',
     request: { body: s.importWorkflowBody },
     responses: { 201: { description: 'Created', body: s.data(s.workflow) } },
-    access: entitiesWrite,
+    // Large graphs are kept in the files bucket behind a pointer (adapters/dynamodb/workflow-store.ts).
+    access: { ...entitiesWrite, buckets: { files: 'readWrite' } },
   },
   {
     id: 'adminCreateOrganization',

@@ -1,6 +1,6 @@
 /** Forms: managing them, and the public page config and submission. Spread into the route table (catalog/routes.ts). */
 import * as forms from './form-schemas';
-import { type RouteDefinition, entities, entitiesWrite } from './route-definition';
+import { type RouteDefinition, entities, entitiesWrite, workflowGraphs } from './route-definition';
 import * as s from './schemas';
 import * as z from './zod';
 
@@ -31,7 +31,7 @@ export const formRoutes = [
     tag: 'forms',
     request: { query: forms.listFormsQuery },
     responses: { 200: { description: 'Forms, oldest first', body: s.data(z.array(forms.formView)) } },
-    access: entities,
+    access: { ...entities, ...workflowGraphs },
   },
   {
     id: 'getForm',
@@ -44,7 +44,7 @@ export const formRoutes = [
     tag: 'forms',
     request: { params: forms.formIdParams },
     responses: { 200: { description: 'The form', body: s.data(forms.formView) } },
-    access: entities,
+    access: { ...entities, ...workflowGraphs },
   },
   {
     id: 'updateForm',
@@ -71,7 +71,7 @@ export const formRoutes = [
     tag: 'forms',
     request: { params: forms.formIdParams },
     responses: { 200: { description: 'Deleted' } },
-    access: entitiesWrite,
+    access: { ...entitiesWrite, ...workflowGraphs },
   },
   {
     id: 'getFormConfig',

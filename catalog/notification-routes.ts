@@ -1,13 +1,14 @@
 /** Notification subscriptions and their deliveries. Spread into the route table (catalog/routes.ts). */
 import * as notifications from './notification-schemas';
 import type { ResourceAccess } from './resources';
-import { type RouteDefinition, entities, entitiesWrite } from './route-definition';
+import { type RouteDefinition, entities, entitiesWrite, workflowGraphs } from './route-definition';
 import * as s from './schemas';
 import * as z from './zod';
 
 /** Subscription writes: webhook secrets are encrypted with the environment's key. */
 const notificationWrite = {
   tables: { entities: 'readWrite' },
+  ...workflowGraphs,
   keys: { environment: 'encrypt' },
 } as const satisfies ResourceAccess;
 
@@ -37,7 +38,7 @@ export const notificationRoutes = [
     tag: 'notifications',
     request: { params: s.workspaceIdParams },
     responses: { 200: { description: 'Subscriptions', body: s.data(z.array(notifications.notification)) } },
-    access: entities,
+    access: { ...entities, ...workflowGraphs },
   },
   {
     id: 'getNotification',
@@ -50,7 +51,7 @@ export const notificationRoutes = [
     tag: 'notifications',
     request: { params: notifications.notificationParams },
     responses: { 200: { description: 'Subscription', body: s.data(notifications.notification) } },
-    access: entities,
+    access: { ...entities, ...workflowGraphs },
   },
   {
     id: 'updateNotification',
@@ -78,7 +79,7 @@ export const notificationRoutes = [
     responses: {
       200: { description: 'Deleted', body: s.data(z.object({ id: z.string(), deleted: z.literal(true) })) },
     },
-    access: entitiesWrite,
+    access: { ...entitiesWrite, ...workflowGraphs },
   },
   {
     id: 'testNotification',

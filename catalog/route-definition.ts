@@ -137,6 +137,11 @@ export function routeIn<Routes extends readonly RouteDefinition[], Id extends Ro
 /** Reads and writes of the entities table, the access most routes need. */
 export const entities = { tables: { entities: 'read' } } as const satisfies ResourceAccess;
 export const entitiesWrite = { tables: { entities: 'readWrite' } } as const satisfies ResourceAccess;
+/**
+ * What a route that reads a workflow needs besides: its graph may be kept in the files bucket behind a
+ * pointer (adapters/dynamodb/workflow-store.ts).
+ */
+export const workflowGraphs = { buckets: { files: 'read' } } as const satisfies ResourceAccess;
 
 /**
  * The file a route with a `streamRunEntry` finds beside its index.js: that module's own bundle,

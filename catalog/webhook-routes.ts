@@ -1,5 +1,5 @@
 /** Webhook triggers: managing them, and calling one. Spread into the route table (catalog/routes.ts). */
-import { type RouteDefinition, entities, entitiesWrite } from './route-definition';
+import { type RouteDefinition, entities, entitiesWrite, workflowGraphs } from './route-definition';
 import * as s from './schemas';
 import * as z from './zod';
 
@@ -16,7 +16,7 @@ export const webhookRoutes = [
     tag: 'triggers',
     request: { params: s.workflowIdParams, body: s.createWebhookBody },
     responses: { 201: { description: 'Created', body: s.data(s.webhook) } },
-    access: { tables: { entities: 'readWrite' }, keys: { environment: 'encrypt' } },
+    access: { ...entitiesWrite, ...workflowGraphs, keys: { environment: 'encrypt' } },
   },
   {
     id: 'listWebhooks',
@@ -29,7 +29,7 @@ export const webhookRoutes = [
     tag: 'triggers',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Webhooks', body: s.data(z.array(s.webhook)) } },
-    access: entities,
+    access: { ...entities, ...workflowGraphs },
   },
   {
     id: 'deleteWebhook',
@@ -42,7 +42,7 @@ export const webhookRoutes = [
     tag: 'triggers',
     request: { params: s.webhookParams },
     responses: { 200: { description: 'Removed' } },
-    access: entitiesWrite,
+    access: { ...entitiesWrite, ...workflowGraphs },
   },
   {
     id: 'triggerWebhook',

@@ -1,7 +1,7 @@
 /** Workflows: their graphs and deployments, and runs (execute, run by hand). Spread into the route table (catalog/routes.ts). */
 import * as z from './zod';
 import type { ResourceAccess } from './resources';
-import { type RouteDefinition, entities, entitiesWrite } from './route-definition';
+import { type RouteDefinition, entities, entitiesWrite, workflowGraphs } from './route-definition';
 import * as s from './schemas';
 
 /** What starting a run takes in every mode: sync (Express machine), async (job + queue), stream (engine in process). */
@@ -13,6 +13,13 @@ const runAccess = {
   stateMachines: { executionSync: 'startSync' },
   keys: { environment: 'decrypt' },
   models: 'invoke',
+} as const satisfies ResourceAccess;
+
+/** Graphs and deployments may be kept in the files bucket behind a pointer: writing one may write there. */
+const workflowsRead = { ...entities, ...workflowGraphs } as const satisfies ResourceAccess;
+const workflowsWrite = {
+  ...entitiesWrite,
+  buckets: { files: 'readWrite' },
 } as const satisfies ResourceAccess;
 
 export const workflowRoutes = [
@@ -27,7 +34,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { query: s.listWorkflowsQuery },
     responses: { 200: { description: 'Workflows', body: s.data(z.array(s.workflowSummary)) } },
-    access: entities,
+    access: workflowsRead,
   },
   {
     id: 'createWorkflow',
@@ -40,7 +47,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { body: s.createWorkflowBody },
     responses: { 201: { description: 'Created', body: s.dataWithWarnings(s.workflow) } },
-    access: entitiesWrite,
+    access: workflowsWrite,
   },
   {
     id: 'getWorkflow',
@@ -53,7 +60,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Workflow', body: s.data(s.workflow) } },
-    access: entities,
+    access: workflowsRead,
   },
   {
     id: 'updateWorkflow',
@@ -66,7 +73,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams, body: s.updateWorkflowBody },
     responses: { 200: { description: 'Updated', body: s.dataWithWarnings(s.workflow) } },
-    access: entitiesWrite,
+    access: workflowsWrite,
   },
   {
     id: 'deleteWorkflow',
@@ -80,7 +87,7 @@ export const workflowRoutes = [
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Deleted', body: s.data(s.workflowSummary) } },
     // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
-    access: { ...entitiesWrite, schedules: 'manage' },
+    access: { ...workflowsWrite, schedules: 'manage' },
   },
   {
     id: 'deployWorkflow',
@@ -94,7 +101,7 @@ export const workflowRoutes = [
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Deployed', body: s.dataWithWarnings(s.workflowStatus) } },
     // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
-    access: { ...entitiesWrite, schedules: 'manage' },
+    access: { ...workflowsWrite, schedules: 'manage' },
   },
   {
     id: 'undeployWorkflow',
@@ -108,7 +115,7 @@ export const workflowRoutes = [
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Undeployed', body: s.data(s.workflowStatus) } },
     // Deploy applies the workflow's schedule, undeploy and delete withdraw it.
-    access: { ...entitiesWrite, schedules: 'manage' },
+    access: { ...workflowsWrite, schedules: 'manage' },
   },
   {
     id: 'getWorkflowStatus',
@@ -121,7 +128,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     request: { params: s.workflowIdParams },
     responses: { 200: { description: 'Status', body: s.workflowStatus } },
-    access: entities,
+    access: workflowsRead,
   },
   {
     id: 'executeWorkflow',

@@ -4,22 +4,37 @@
  * the service (servers, workers, emulators) and ends the process.
  */
 import { readSwitches } from '../core/config/switches';
+import { handlersModeOf } from './bundles/mode';
 import { startLocalService } from './service';
 import { ensureDemoData } from './seed';
 
 const startedAt = Date.now();
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+// Refused before anything starts: a typo must not quietly serve the sources.
+let handlers: ReturnType<typeof handlersModeOf>;
+try {
+  handlers = handlersModeOf(process.env.LOCAL_HANDLERS);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
 const service = await startLocalService({
   dataDir: process.env.DATA_DIR ?? '.data',
   port: Number(process.env.PORT ?? 3000),
   host: process.env.HOST,
   keyFiles: { environment: process.env.ENVIRONMENT_KEY_FILE },
+  handlers,
 });
 const demo = await ensureDemoData(service.dataDir, service.url, service.adminKey);
 const readyInMs = Date.now() - startedAt;
 
 const lines = [
   `Workflow service listening on ${service.url} (ready in ${readyInMs} ms; data in ${process.env.DATA_DIR ?? '.data'}; process ${process.pid})`,
+  ...(service.bundles
+    ? [
+        `Serving the Lambda bundles from dist/functions (LOCAL_HANDLERS=bundles): ${service.bundles.functions.size} functions, each in its own thread from its first call, with its template's environment`,
+      ]
+    : []),
   '',
   `Admin key (x-admin-key): ${service.adminKey}`,
   `Demo API key (x-api-key): ${demo.apiKey}`,

@@ -66,9 +66,13 @@ export function compilePath(path: string): { pattern: RegExp; parameterNames: st
   return { pattern: new RegExp(`^${source}/?$`), parameterNames };
 }
 
-export async function loadRoutes(root: string): Promise<CompiledRoute[]> {
+/** A route's handler from elsewhere than its module (the bundle mode's Lambda artifacts, local/bundles). */
+export type RouteHandlerOf = (route: RouteDefinition) => Handler;
+
+export async function loadRoutes(root: string, handlerOf?: RouteHandlerOf): Promise<CompiledRoute[]> {
   return Promise.all(
     (routes as readonly RouteDefinition[]).map(async (route) => {
+      if (handlerOf) return { route, ...compilePath(route.path), handler: handlerOf(route) };
       const module = (await import(moduleUrlOf(root, route.entry))) as { handler: Handler };
       return { route, ...compilePath(route.path), handler: module.handler };
     }),
@@ -357,9 +361,10 @@ export async function startLocalServer(options: {
   root: string;
   /** API Gateway's integration timeout of non-streaming routes; tests shorten it. */
   integrationTimeoutInMs?: number;
+  handlerOf?: RouteHandlerOf;
 }): Promise<LocalServer> {
   const integrationTimeoutInMs = options.integrationTimeoutInMs ?? apiGatewayIntegrationTimeoutInMs;
-  const compiled = await loadRoutes(options.root);
+  const compiled = await loadRoutes(options.root, options.handlerOf);
   const formPages: FormPages = await startFormPages();
   const server = createServer(async (request, response) => {
     try {

@@ -16,6 +16,9 @@ import { LocalKeyWrapper } from '../adapters/kms/local-key-wrapper';
 import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
 import { startLocalScheduler } from './stack/scheduler';
 import { moduleRoot } from './modules';
+import { type Artifacts, prepareArtifacts } from './bundles/artifacts';
+import { type BundleHost, startBundleHost } from './bundles/host';
+import type { HandlersMode } from './bundles/mode';
 import { loadLocalWorkers } from './workers';
 import { type LocalServer, startLocalServer } from './server';
 
@@ -38,10 +41,19 @@ export interface LocalServiceOptions {
   waitOverrideMs?: number;
   /** API Gateway's integration timeout of non-streaming routes (29 s); tests shorten it. */
   integrationTimeoutInMs?: number;
+  /**
+   * `bundles`: every route, worker and task is served by its Lambda artifact under dist/functions
+   * (local/bundles), made first if the sources changed. Default `sources`: the handler modules.
+   */
+  handlers?: HandlersMode;
+  /** With `bundles`: artifacts made already (tests), instead of making or checking them at start. */
+  artifacts?: Artifacts;
 }
 
 export interface LocalService {
   url: string;
+  /** With `handlers: 'bundles'`: the functions served from their artifacts (threads, cold starts). */
+  bundles?: BundleHost;
   adminKey: string;
   dataDir: string;
   stop(): Promise<void>;
@@ -64,13 +76,19 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const adminKey = await adminKeyFor(dataDir, options.adminKey ?? process.env.ADMIN_API_KEY);
   process.env.ADMIN_API_KEY = adminKey;
   forgetAdminKey();
+  const artifacts =
+    options.handlers === 'bundles' ? (options.artifacts ?? (await prepareArtifacts())) : undefined;
   const stack = await startLocalStack({ dataDir, keyFiles: options.keyFiles });
   applyEnv(stack.env);
+  let bundles: BundleHost | undefined;
   const workers = await loadLocalWorkers({
     root: repoRoot,
     queueUrls: stack.queueUrls,
     journalDir: join(dataDir, 'step-functions'),
     waitOverrideMs: options.waitOverrideMs,
+    handlerOf: artifacts
+      ? (worker) => (event) => (bundles as BundleHost).workerHandler(worker)(event)
+      : undefined,
   });
   const scheduler = startLocalScheduler();
   overrideAdapters({
@@ -84,14 +102,29 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   await forgetEngineDeps();
   let server: LocalServer;
   try {
+    if (artifacts) {
+      bundles = await startBundleHost({
+        manifest: artifacts.manifest,
+        artifactsDir: artifacts.dir,
+        runtimeSdkDir: artifacts.nodeModulesDir,
+        nodePath: artifacts.nodePath,
+        stack,
+        starter: workers.starter,
+        adminKey,
+        wakeScheduler: () => void scheduler.tick(),
+        allowLoopbackOutbound: options.allowLoopbackOutbound,
+      });
+    }
     await workers.start();
     server = await startLocalServer({
       port: options.port ?? 3000,
       host: options.host,
       root: repoRoot,
       integrationTimeoutInMs: options.integrationTimeoutInMs,
+      handlerOf: bundles?.routeHandler,
     });
   } catch (error) {
+    await bundles?.stop();
     await scheduler.stop();
     await workers.stop();
     await stack.stop();
@@ -99,6 +132,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   }
   return {
     url: server.url,
+    bundles,
     adminKey,
     dataDir,
     async stop() {
@@ -106,6 +140,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       await scheduler.stop();
       // Queued jobs stay queued and running executions stay written down: the next start goes on.
       await workers.stop();
+      await bundles?.stop();
       // The sandbox's worker threads go with the service (tests start several in one process).
       await forgetEngineDeps();
       await stack.stop();

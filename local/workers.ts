@@ -24,6 +24,8 @@ export interface LocalWorkersOptions {
   /** Where async executions of the state machine are written down (survives restarts). */
   journalDir: string;
   waitOverrideMs?: number;
+  /** A worker's handler from elsewhere than its module (the bundle mode's Lambda artifacts, local/bundles). */
+  handlerOf?: (worker: WorkerDefinition) => Handler;
 }
 
 export interface LocalWorkers {
@@ -44,6 +46,7 @@ export async function loadLocalWorkers(options: LocalWorkersOptions): Promise<Lo
   const handlers = new Map<string, Handler>();
   await Promise.all(
     Object.values(workers).map(async (worker: WorkerDefinition) => {
+      if (options.handlerOf) return void handlers.set(worker.id, options.handlerOf(worker));
       const module = (await import(moduleUrlOf(options.root, worker.entry))) as {
         handler: Handler;
       };

@@ -18,7 +18,8 @@ export const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_RE
 export function localOptions(endpoint: string | undefined) {
   if (!endpoint) return {};
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  return { endpoint, credentials, ...inProcessClients()?.optionsFor(endpoint) };
+  // StartSyncExecution's `sync-` host prefix would turn a local endpoint's host into one that is not there.
+  return { endpoint, credentials, disableHostPrefix: true, ...inProcessClients()?.optionsFor(endpoint) };
 }
 
 export function leanForInProcess<C extends { middlewareStack: { remove(name: string): boolean } }>(

@@ -8,12 +8,12 @@ import {
 import { stateMachines } from '../../catalog/resources';
 import type { FinalizeOutput, StateMachineStarter } from '../../core/runs/by-reference';
 import type { ExecutionRequest } from '../../core/runs/types';
-import { requireEnv } from './require-env';
 import { sfnClient } from './sfn-client';
 
 export interface SfnExecutionStarterOptions {
   client: SFNClient;
-  syncStateMachineArn: string;
+  /** Absent in functions that only start async runs (the jobs worker): CDK gives them only the Standard machine. */
+  syncStateMachineArn?: string;
   asyncStateMachineArn?: string;
 }
 
@@ -23,7 +23,7 @@ export class SfnExecutionStarter implements StateMachineStarter {
   static fromEnv(): SfnExecutionStarter {
     return new SfnExecutionStarter({
       client: sfnClient(),
-      syncStateMachineArn: requireEnv(stateMachines.executionSync.envVar),
+      syncStateMachineArn: process.env[stateMachines.executionSync.envVar],
       asyncStateMachineArn: process.env[stateMachines.executionAsync.envVar],
     });
   }
@@ -32,7 +32,7 @@ export class SfnExecutionStarter implements StateMachineStarter {
   async startSync(request: ExecutionRequest): Promise<FinalizeOutput> {
     const result = await this.options.client.send(
       new StartSyncExecutionCommand({
-        stateMachineArn: this.options.syncStateMachineArn,
+        stateMachineArn: this.syncArn(),
         name: request.executionId,
         input: JSON.stringify(request),
       }),
@@ -73,6 +73,12 @@ export class SfnExecutionStarter implements StateMachineStarter {
     } catch (error) {
       if ((error as Error).name !== 'ExecutionDoesNotExist') throw error;
     }
+  }
+
+  private syncArn(): string {
+    const arn = this.options.syncStateMachineArn;
+    if (!arn) throw new Error(`${stateMachines.executionSync.envVar} is not set`);
+    return arn;
   }
 
   private asyncArn(): string {
