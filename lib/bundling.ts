@@ -66,6 +66,11 @@ export const bundle = {
   minify: true,
   /** Linked `index.js.map`; functions run with NODE_OPTIONS=--enable-source-maps for real stack traces. */
   sourcemap: true,
+  /**
+   * The maps name the sources without carrying their text: stack traces need only the mappings, and
+   * with the SDK inside, the text made the maps three times larger (getHealth's 1.9 MB, 0.7 MB without).
+   */
+  sourcesContent: false,
   /** The Lambda runtime is nodejs22.x. */
   target: 'node22',
   /**
@@ -100,6 +105,7 @@ export const bundle = {
 export const nodejsFunctionBundling: BundlingOptions = {
   minify: bundle.minify,
   sourceMap: bundle.sourcemap,
+  sourcesContent: bundle.sourcesContent,
   target: bundle.target,
   format: OutputFormat.CJS,
   /** Not CDK's default of leaving `@aws-sdk/*` to the runtime (`externalModules` replaces it too). */
@@ -127,6 +133,7 @@ export function esbuildCommandLine(inputDir: string, entry: string, outfile: str
     `--main-fields=${bundle.mainFields.join(',')}`,
     ...(bundle.minify ? ['--minify'] : []),
     ...(bundle.sourcemap ? ['--sourcemap'] : []),
+    `--sources-content=${bundle.sourcesContent}`,
     ...bundle.external.map((name) => `--external:${name}`),
     ...Object.entries(bundle.logOverride).map(([name, level]) => `--log-override:${name}=${level}`),
     '--log-level=error',
@@ -163,6 +170,7 @@ export const esbuildBuildOptions = {
   platform: 'node',
   minify: bundle.minify,
   sourcemap: bundle.sourcemap,
+  sourcesContent: bundle.sourcesContent,
   target: bundle.target,
   format: bundle.format,
   mainFields: [...bundle.mainFields],
