@@ -99,6 +99,21 @@ export async function bundleFunctionTo(fn: FunctionEntry, dir: string): Promise<
 }
 
 /**
+ * esbuild's `entryPoints` that bundle each function into `<id>/index.js` under the `outdir`, and its
+ * streamed runs, where it has them, into `<id>/stream-run.js`, as deployed.
+ */
+export function entryPointsOf(functions: FunctionEntry[]): Record<string, string> {
+  return Object.fromEntries(
+    functions.flatMap((fn) => [
+      [`${fn.id}/index`, fromProjectRoot(fn.entry)],
+      ...(fn.streamRunEntry
+        ? [[`${fn.id}/${streamRunFile.replace(/\.js$/, '')}`, fromProjectRoot(fn.streamRunEntry)]]
+        : []),
+    ]),
+  );
+}
+
+/**
  * Bundles every function into dist/functions/<id>/ as `bundleFunctionTo` does; resolves to the sizes
  * of their index.js in bytes (what a cold start loads). One esbuild build with every entry, so each
  * module (the AWS SDK's above all) is read and parsed once for all the bundles instead of once per
@@ -113,14 +128,7 @@ export async function bundleAll(): Promise<BundleSize[]> {
   await build({
     ...esbuildBuildOptions,
     absWorkingDir: projectRoot,
-    entryPoints: Object.fromEntries(
-      functions.flatMap((fn) => [
-        [`${fn.id}/index`, fromProjectRoot(fn.entry)],
-        ...(fn.streamRunEntry
-          ? [[`${fn.id}/${streamRunFile.replace(/\.js$/, '')}`, fromProjectRoot(fn.streamRunEntry)]]
-          : []),
-      ]),
-    ),
+    entryPoints: entryPointsOf(functions),
     outdir: bundleOutputDir,
     logLevel: 'error',
   });

@@ -29,7 +29,9 @@ import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { fromProjectRoot, projectRoot } from '../../lib/project';
 import {
   bundleFunctionTo,
+  entryPointsOf,
   executionStepBundleLimitInBytes,
+  functionEntries,
   limitText,
   routeBundleLimitInBytes,
 } from '../../scripts/bundle';
@@ -39,8 +41,11 @@ const functions = [
   ...(routes as readonly RouteDefinition[]),
   ...(Object.values(workers) as WorkerDefinition[]),
 ];
-/** Each bundle by function id, and a function's streamed runs' bundle by `<id>/stream-run`. */
-const built = new Map<string, { metafile: Metafile; bytes: number }>();
+/**
+ * Each bundle by function id, and a function's streamed runs' bundle by `<id>/stream-run`: what
+ * esbuild's metafile says of that output (its inputs, its imports) and its size.
+ */
+const built = new Map<string, { output: Metafile['outputs'][string]; bytes: number }>();
 const streamRunBundleOf = (id: string) => `${id}/stream-run`;
 const streamingFunctions = (routes as readonly RouteDefinition[]).filter(
   (route) => route.streamRunEntry !== undefined,
@@ -54,26 +59,21 @@ const streamingFunctions = (routes as readonly RouteDefinition[]).filter(
 const oversizedRoutes: Record<string, number> = {};
 
 beforeAll(async () => {
-  const bundles = [
-    ...functions.map((fn) => ({ id: fn.id, entry: fn.entry })),
-    ...streamingFunctions.map((fn) => ({ id: streamRunBundleOf(fn.id), entry: fn.streamRunEntry ?? '' })),
-  ];
-  await Promise.all(
-    bundles.map(async (fn) => {
-      const result = await build({
-        ...esbuildBuildOptions,
-        absWorkingDir: projectRoot,
-        entryPoints: [fromProjectRoot(fn.entry)],
-        outfile: `out/${fn.id}.js`,
-        write: false,
-        metafile: true,
-        logLevel: 'error',
-      });
-      const code = result.outputFiles.find((file) => file.path.endsWith('.js'));
-      built.set(fn.id, { metafile: result.metafile, bytes: code?.contents.byteLength ?? 0 });
-    }),
-  );
-}, 120_000);
+  // Every bundle in one build, as `npm run build` makes them: the SDK is parsed once for all.
+  const result = await build({
+    ...esbuildBuildOptions,
+    absWorkingDir: projectRoot,
+    entryPoints: entryPointsOf(functionEntries()),
+    outdir: 'out',
+    write: false,
+    metafile: true,
+    logLevel: 'error',
+  });
+  for (const [path, output] of Object.entries(result.metafile.outputs)) {
+    const bundle = /^out\/(.+?)(?:\/index)?\.js$/.exec(path)?.[1];
+    if (bundle) built.set(bundle, { output, bytes: output.bytes });
+  }
+}, 600_000);
 
 const everyOnDemandPackage: string[] = Object.values(onDemandModules).flat();
 const packageOf = (path: string) =>
@@ -86,11 +86,8 @@ const isOnDemand = (path: string) =>
  * from beside them: their externals but Node's own.
  */
 function reachedPackages(id: string): string[] {
-  const outputs = [id, streamRunBundleOf(id)].flatMap((bundle) =>
-    Object.values(built.get(bundle)?.metafile.outputs ?? {}).filter((candidate) => candidate.entryPoint),
-  );
-  const names = outputs
-    .flatMap((output) => output.imports)
+  const names = [id, streamRunBundleOf(id)]
+    .flatMap((bundle) => built.get(bundle)?.output.imports ?? [])
     .filter((imported) => imported.external)
     .map((imported) => packageOf(imported.path))
     .filter((name) => !name.startsWith('node:') && !builtinModules.includes(name));
@@ -99,17 +96,16 @@ function reachedPackages(id: string): string[] {
 
 describe('function bundles', () => {
   it('never carry a package loaded on demand inside', () => {
-    for (const [id, { metafile }] of built) {
+    for (const [id, { output }] of built) {
       // Assess
-      expect(Object.keys(metafile.inputs).filter(isOnDemand), id).toEqual([]);
+      expect(Object.keys(output.inputs).filter(isOnDemand), id).toEqual([]);
     }
   });
 
   it("never carry the local stack's metering of SDK calls, which only the cost model reads", () => {
-    for (const [id, { metafile }] of built) {
+    for (const [id, { output }] of built) {
       // Assess
-      const output = Object.values(metafile.outputs).find((candidate) => candidate.entryPoint);
-      expect(output?.inputs['adapters/metering.ts']?.bytesInOutput ?? 0, id).toBe(0);
+      expect(output.inputs['adapters/metering.ts']?.bytesInOutput ?? 0, id).toBe(0);
     }
   });
 
@@ -125,10 +121,10 @@ describe('function bundles', () => {
         }
       ).version;
 
-    for (const [id, { metafile }] of built) {
+    for (const [id, { output }] of built) {
       // Act: the folder (as package-lock.json keys it) of every SDK package the bundle takes code from
       const folders = new Set(
-        Object.keys(metafile.inputs)
+        Object.keys(output.inputs)
           .map((path) => /^(?:.*\/)?(node_modules\/@(?:aws-sdk|smithy)\/[^/]+)\//.exec(path)?.[1])
           .filter((folder): folder is string => folder !== undefined),
       );
@@ -177,7 +173,7 @@ describe('function bundles', () => {
     (id) => {
       // Assess
       const carriesEngine = (bundle: string) =>
-        Object.keys(built.get(bundle)?.metafile.inputs ?? {}).some((path) =>
+        Object.keys(built.get(bundle)?.output.inputs ?? {}).some((path) =>
           path.startsWith('core/engine/run'),
         );
       expect(carriesEngine(streamRunBundleOf(id))).toBe(true);
