@@ -125,7 +125,7 @@ describe('function bundles', () => {
       // Act: the folder (as package-lock.json keys it) of every SDK package the bundle takes code from
       const folders = new Set(
         Object.keys(output.inputs)
-          .map((path) => /^(?:.*\/)?(node_modules\/@(?:aws-sdk|smithy)\/[^/]+)\//.exec(path)?.[1])
+          .map((path) => /^((?:.*\/)?node_modules\/@(?:aws-sdk|smithy)\/[^/]+)\//.exec(path)?.[1])
           .filter((folder): folder is string => folder !== undefined),
       );
 
