@@ -1,7 +1,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { bundleAll, bundleLimitInBytesOf, isRoute, limitText, routeInitLimitInMs } from '../scripts/bundle';
+import {
+  bundleAll,
+  bundleLimitInBytesOf,
+  bundleSizeLimitInBytes,
+  isRoute,
+  limitText,
+  routeBundleLimitInBytes,
+  routeInitLimitInMs,
+} from '../scripts/bundle';
 import { runAsyncLoad } from './async';
-import { measureBundleInit } from './bundle-init';
+import { initRunsPerBundle, measureBundleInit } from './bundle-init';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 import { benchFiles, printFilesBench } from './files';
@@ -227,9 +235,9 @@ if (runs('sync') || runs('async')) await benchServers();
 
 if (runs('bundles')) {
   console.log(
-    '\nLambda bundles (esbuild, minified, AWS SDK and on-demand packages external): size against its limit ' +
-      `(API routes 150 KB, executionStep and the other workers 1 MB), and init in a fresh Node process (best of 3; ` +
-      `API routes ${routeInitLimitInMs} ms)`,
+    '\nLambda bundles (esbuild, minified, the AWS SDK inside, on-demand packages external): size against its limit ' +
+      `(API routes ${limitText(routeBundleLimitInBytes)}, executionStep and the other workers ${limitText(bundleSizeLimitInBytes)}), ` +
+      `and init in a fresh Node process (median of ${initRunsPerBundle}; API routes ${routeInitLimitInMs} ms)`,
   );
   const sizes = await bundleAll();
   const inits = await measureBundleInit(sizes.map((bundle) => bundle.id));

@@ -1,9 +1,10 @@
 /**
  * Bundles every route and worker of the catalogue with esbuild, with the same options the CDK app
  * uses (lib/bundling.ts), into dist/functions/<id>/index.js (and, for a route with streamed runs,
- * their own bundle beside it, as deployed: stream-run.js), and prints their sizes. Bundles over
- * their limit are flagged (an API route 150 KB, any other function 1 MB): cold start grows with
- * bundle size (design §5, "Bundles"); test/infra/bundles.test.ts holds the bundles to them.
+ * their own bundle beside it, as deployed: stream-run.js), and prints their sizes. The sizes include
+ * the AWS SDK each function carries. Bundles over their limit are flagged (an API route 768 KB, any
+ * other function 1 MB): cold start grows with bundle size (design §5, "Bundles");
+ * test/infra/bundles.test.ts holds the bundles to them.
  *
  *   npm run build                     bundle and print the table
  *   npm run build -- --contents <id>  what fills one function's bundle, by package and folder
@@ -19,11 +20,15 @@ import { esbuildBuildOptions } from '../lib/bundling';
 import { fromProjectRoot, projectRoot } from '../lib/project';
 
 export const bundleOutputDir = fromProjectRoot('dist/functions');
-/** An API route's bundle: what its handler needs of the route table, zod, auth and the AWS wiring. */
-export const routeBundleLimitInBytes = 150 * 1024;
-/** executionStep's bundle, without what it loads on demand (provider SDKs, parsers, the sandbox). */
+/**
+ * An API route's bundle: what its handler needs of the route table, zod, auth and the AWS wiring,
+ * with the AWS SDK code it uses (the SDK's core and DynamoDB alone are about 330 KB; the clients
+ * called on demand are carried too, and evaluated with their first call). bench/BUNDLES.md.
+ */
+export const routeBundleLimitInBytes = 768 * 1024;
+/** executionStep's bundle, with the AWS SDK and without what it loads on demand (provider SDKs, parsers, the sandbox). */
 export const executionStepBundleLimitInBytes = 1024 * 1024;
-/** Any other function's bundle. */
+/** Any other function's bundle, with the AWS SDK. */
 export const bundleSizeLimitInBytes = 1024 * 1024;
 /** An API route's init in a fresh Node process (bench/bundle-init.ts). */
 export const routeInitLimitInMs = 150;
@@ -40,7 +45,7 @@ export function bundleLimitInBytesOf(id: string): number {
   return id === 'executionStep' ? executionStepBundleLimitInBytes : bundleSizeLimitInBytes;
 }
 
-/** A limit as people say it: `150 KB`, `1 MB`. */
+/** A limit as people say it: `768 KB`, `1 MB`. */
 export function limitText(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`;
 }
@@ -94,19 +99,44 @@ export async function bundleFunctionTo(fn: FunctionEntry, dir: string): Promise<
 }
 
 /**
- * Bundles every function into dist/functions/<id>/; resolves to the sizes of their index.js in bytes
- * (what a cold start loads).
+ * esbuild's `entryPoints` that bundle each function into `<id>/index.js` under the `outdir`, and its
+ * streamed runs, where it has them, into `<id>/stream-run.js`, as deployed.
+ */
+export function entryPointsOf(functions: FunctionEntry[]): Record<string, string> {
+  return Object.fromEntries(
+    functions.flatMap((fn) => [
+      [`${fn.id}/index`, fromProjectRoot(fn.entry)],
+      ...(fn.streamRunEntry
+        ? [[`${fn.id}/${streamRunFile.replace(/\.js$/, '')}`, fromProjectRoot(fn.streamRunEntry)]]
+        : []),
+    ]),
+  );
+}
+
+/**
+ * Bundles every function into dist/functions/<id>/ as `bundleFunctionTo` does; resolves to the sizes
+ * of their index.js in bytes (what a cold start loads). One esbuild build with every entry, so each
+ * module (the AWS SDK's above all) is read and parsed once for all the bundles instead of once per
+ * bundle; each entry is still bundled on its own, with the deployed options.
  */
 export async function bundleAll(): Promise<BundleSize[]> {
   await rm(bundleOutputDir, { recursive: true, force: true });
   await mkdir(bundleOutputDir, { recursive: true });
   // The bundles are CommonJS while this package is "type": "module"; this keeps them loadable here.
   await writeFile(join(bundleOutputDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  const functions = functionEntries();
+  await build({
+    ...esbuildBuildOptions,
+    absWorkingDir: projectRoot,
+    entryPoints: entryPointsOf(functions),
+    outdir: bundleOutputDir,
+    logLevel: 'error',
+  });
   return Promise.all(
-    functionEntries().map(async (fn) => {
-      const outfile = await bundleFunctionTo(fn, join(bundleOutputDir, fn.id));
-      return { id: fn.id, bytes: (await stat(outfile)).size };
-    }),
+    functions.map(async (fn) => ({
+      id: fn.id,
+      bytes: (await stat(join(bundleOutputDir, fn.id, 'index.js'))).size,
+    })),
   );
 }
 
@@ -167,11 +197,12 @@ async function main(): Promise<void> {
   const sizes = await bundleAll();
   console.log(formatSizeTable(sizes));
   const over = sizes.filter((size) => size.bytes > bundleLimitInBytesOf(size.id));
+  const limitsText = `routes ${limitText(routeBundleLimitInBytes)}, others ${limitText(bundleSizeLimitInBytes)}`;
   console.log(
     `\n${sizes.length} bundles in dist/functions (${Date.now() - started} ms)` +
       (over.length > 0
-        ? `; ${over.length} over their limit (routes 150 KB, others 1 MB): ${over.map((size) => size.id).join(', ')}`
-        : '; none over its limit (routes 150 KB, others 1 MB)'),
+        ? `; ${over.length} over their limit (${limitsText}): ${over.map((size) => size.id).join(', ')}`
+        : `; none over its limit (${limitsText})`),
   );
 }
 

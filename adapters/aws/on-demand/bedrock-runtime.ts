@@ -1,0 +1,7 @@
+/** What of client-bedrock-runtime adapters/models/bedrock.ts calls, loaded with its first Bedrock call (see ./s3.ts). */
+export {
+  BedrockRuntimeClient,
+  BedrockRuntimeServiceException,
+  ConverseCommand,
+  ConverseStreamCommand,
+} from '@aws-sdk/client-bedrock-runtime';
