@@ -22,6 +22,7 @@ export interface AsyncExecutionResult {
 export type JobState = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
 export interface JobStatus {
+  /** Whether the status request succeeded (true for any job found); the run's outcome is `status`. */
   success: boolean;
   taskId: string;
   status: JobState;
