@@ -380,7 +380,8 @@ export const webhookTriggerParams = z.object({ path: z.string().check(z.minLengt
 // Schedules
 export const putScheduleBody = z
   .object({
-    cron: z.optional(z.string().check(z.trim(), z.minLength(9), z.maxLength(200))),
+    // At least a macro (`@daily`); core/schedules/cron.ts says what else is missing.
+    cron: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
     rateMinutes: z.optional(z.number().check(z.int(), z.gte(1), z.lte(525_600))),
     timezone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
     input: z.optional(z.record(z.string(), z.unknown())),
