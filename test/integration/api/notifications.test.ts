@@ -473,4 +473,55 @@ describe('notification subscriptions', () => {
     expect(email.body.details[0].path).toBe('email');
     expect(foreign.status).toBe(404);
   });
+
+  it('receive every trigger and level when the body leaves out triggerFilter and levelFilter', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('defaults');
+
+    // Act
+    const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'webhook',
+      allWorkflows: true,
+      webhook: { url: `${receiverUrl}/defaults` },
+    });
+
+    // Assess
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.levelFilter).toEqual(['info', 'error']);
+    expect(created.body.data.triggerFilter).toEqual(['api', 'webhook', 'schedule', 'manual', 'chat', 'form']);
+  });
+
+  it('refuse a webhook URL the outbound guard would refuse, at creation and update, with a 400 naming OUTBOUND_ALLOWLIST', async () => {
+    // Prepare: loopback on a port the allowlist does not name
+    const tenant = await service.get().newTenant('guarded');
+    const path = `/api/workspaces/${tenant.workspaceId}/notifications`;
+    const existing = await subscribe(tenant, '/kept');
+    const refusedUrl = 'http://127.0.0.1:1/hook';
+
+    // Act
+    const created = await tenant.call('POST', path, {
+      channel: 'webhook',
+      allWorkflows: true,
+      webhook: { url: refusedUrl },
+    });
+    const updated = await tenant.call('PUT', `${path}/${existing.id}`, {
+      channel: 'webhook',
+      allWorkflows: true,
+      webhook: { url: 'http://[::1]/hook' },
+    });
+    const listed = await tenant.call('GET', path);
+
+    // Assess
+    expect(created.status).toBe(400);
+    expect(created.body.code).toBe('VALIDATION_ERROR');
+    expect(created.body.error).toContain('OUTBOUND_ALLOWLIST');
+    expect(created.body.details).toEqual([
+      { path: 'webhook.url', message: expect.stringContaining('loopback') },
+    ]);
+    expect(updated.status).toBe(400);
+    expect(updated.body.details[0].path).toBe('webhook.url');
+    expect(listed.body.data.map((subscription: { webhook: { url: string } }) => subscription.webhook.url)).toEqual([
+      `${receiverUrl}/kept`,
+    ]);
+  });
 });
