@@ -95,6 +95,22 @@ describe('synchronous execution', () => {
     expect(answer.body.error).toContain('age');
   });
 
+  it('refuses a number sent for a string field with 400 naming the field, instead of turning it into text', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('runner');
+    const id = await deployedWorkflow(tenant);
+
+    // Act
+    const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 42 });
+
+    // Assess
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'name', message: 'Input field "name" must be a string' }],
+    });
+  });
+
   it('refuses a body that is not JSON with 400 INVALID_JSON', async () => {
     const tenant = await service.get().newTenant('runner');
     const id = await deployedWorkflow(tenant);
