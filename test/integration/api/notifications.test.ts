@@ -156,6 +156,29 @@ describe('webhook notifications', () => {
     });
   });
 
+  it("answer the delivery's links as they are written, with the log entry and the execution detail", async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('linked');
+    await subscribe(tenant, '/linked');
+    const workflowId = await deployedWorkflow(tenant);
+    await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const delivery = await until(() => received.find((entry) => entry.path === '/linked'));
+    const { links } = JSON.parse(delivery.body);
+
+    // Act
+    const log = await tenant.call('GET', links.log);
+    const execution = await tenant.call('GET', links.execution);
+    const stranger = await (await service.get().newTenant('stranger')).call('GET', links.log);
+
+    // Assess
+    expect(log.status).toBe(200);
+    expect(log.body).toEqual(await tenant.call('GET', `/api${links.log}`).then((answer) => answer.body));
+    expect(log.body.data.executionData.finalOutput).toEqual({ shouted: 'ADA' });
+    expect(execution.status).toBe(200);
+    expect(execution.body.workflowId).toBe(workflowId);
+    expect(stranger.status).toBe(404);
+  });
+
   it('a receiver from the interface rejects a tampered body, a wrong secret and a stale timestamp', async () => {
     // Prepare
     const secret = 'whsec_receiver-check';
