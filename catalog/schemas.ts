@@ -170,6 +170,22 @@ export const syncResult = z
       z.looseObject({ duration: z.number(), executionId: z.string(), cost: z.optional(cost) }),
     ),
     traceSpans: z.optional(z.array(z.unknown())),
+    logs: z.optional(
+      z
+        .array(
+          z.object({
+            blockId: z.string(),
+            blockName: z.string(),
+            blockType: z.string(),
+            startedAt: z.string(),
+            endedAt: z.string(),
+            durationMs: z.number(),
+            success: z.boolean(),
+            error: z.optional(z.string()),
+          }),
+        )
+        .register(z.globalRegistry, { description: 'One entry per executed block, in the order of the trace' }),
+    ),
     totalDuration: z.optional(z.number()),
   })
   .register(z.globalRegistry, { id: 'SyncExecutionResult' });
