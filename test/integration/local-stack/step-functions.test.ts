@@ -81,6 +81,7 @@ function answerFor(state: ExecutionState): ExecutionAnswer {
         cost: { total: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
       },
       traceSpans: [],
+      logs: [],
       totalDuration: 1,
     },
   };
