@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -304,11 +304,17 @@ describe('createLocalExecutionStarter', () => {
 });
 
 describe('createLocalExecutionStarter with a journal', () => {
-  const journalDir = () => mkdtempSync(join(tmpdir(), 'sfn-journal-'));
+  const journalDirs: string[] = [];
+  const journalDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sfn-journal-'));
+    journalDirs.push(dir);
+    return dir;
+  };
   const asyncRequest = (id: string): ExecutionRequest => ({ ...request(id), mode: 'async' });
 
   afterEach(() => {
     vi.useRealTimers();
+    for (const dir of journalDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   /** A new starter on the same journal, as the next process: resumes and runs what it finds to the end. */
