@@ -39,7 +39,9 @@ export const createWorkspaceInvitationBody = z.strictObject({
   email: z.email().check(z.maxLength(320)),
   permissions: z._default(workspacePermission, 'read'),
 });
-export const acceptInvitationBody = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(1000)) });
+export const acceptInvitationBody = z.strictObject({
+  token: z.string().check(z.minLength(1), z.maxLength(1000)),
+});
 export const organizationInvitationParams = z.object({ orgId: id, invitationId: id });
 export const workspaceInvitationParams = z.object({ workspaceId: id, invitationId: id });
 

@@ -184,7 +184,9 @@ export const syncResult = z
             error: z.optional(z.string()),
           }),
         )
-        .register(z.globalRegistry, { description: 'One entry per executed block, in the order of the trace' }),
+        .register(z.globalRegistry, {
+          description: 'One entry per executed block, in the order of the trace',
+        }),
     ),
     totalDuration: z.optional(z.number()),
   })

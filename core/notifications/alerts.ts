@@ -172,7 +172,11 @@ function conditionOf(
     case 'error_count': {
       const errors = state.runs.filter((remembered) => remembered.failed).length;
       return run.failed && errors > rule.threshold
-        ? { ...base, observed: errors, message: `${errors} runs failed in the last ${rule.windowHours} h, more than ${rule.threshold}` }
+        ? {
+            ...base,
+            observed: errors,
+            message: `${errors} runs failed in the last ${rule.windowHours} h, more than ${rule.threshold}`,
+          }
         : undefined;
     }
     case 'no_activity':

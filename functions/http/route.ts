@@ -183,7 +183,8 @@ export function validate<T extends z.core.$ZodType | undefined>(
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.flatMap((issue) => {
     const path = issue.path.map(String);
-    if (issue.code !== 'unrecognized_keys') return [{ path: path.join('.') || '(root)', message: issue.message }];
+    if (issue.code !== 'unrecognized_keys')
+      return [{ path: path.join('.') || '(root)', message: issue.message }];
     // One detail per unknown member, named, with what the object takes instead (a new user's
     // `graph` for `state` is otherwise read as an empty workflow).
     const known = path.length === 0 ? membersOf(schema) : [];

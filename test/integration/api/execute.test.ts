@@ -42,7 +42,11 @@ describe('synchronous execution', () => {
     const failed = await tenant.call('POST', `/api/workflows/${failing}/execute`, { name: 'ada' });
 
     // Assess
-    expect(answer.body.logs.map((log: { blockName: string }) => log.blockName)).toEqual(['Start', 'Shout', 'Respond']);
+    expect(answer.body.logs.map((log: { blockName: string }) => log.blockName)).toEqual([
+      'Start',
+      'Shout',
+      'Respond',
+    ]);
     const shout = answer.body.logs[1];
     expect(shout).toEqual({
       blockId: 'shout',

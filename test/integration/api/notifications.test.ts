@@ -543,8 +543,8 @@ describe('notification subscriptions', () => {
     ]);
     expect(updated.status).toBe(400);
     expect(updated.body.details[0].path).toBe('webhook.url');
-    expect(listed.body.data.map((subscription: { webhook: { url: string } }) => subscription.webhook.url)).toEqual([
-      `${receiverUrl}/kept`,
-    ]);
+    expect(
+      listed.body.data.map((subscription: { webhook: { url: string } }) => subscription.webhook.url),
+    ).toEqual([`${receiverUrl}/kept`]);
   });
 });

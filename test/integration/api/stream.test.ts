@@ -152,8 +152,12 @@ describe('streamed execution', () => {
     const id = await deployedWorkflow(tenant, agentGraph('Say something about otters'));
 
     // Act
-    const selected = await (await stream(tenant, id, { stream: true, selectedOutputs: ['Writer.content'] })).text();
-    const other = await (await stream(tenant, id, { stream: true, selectedOutputs: ['Writer.model'] })).text();
+    const selected = await (
+      await stream(tenant, id, { stream: true, selectedOutputs: ['Writer.content'] })
+    ).text();
+    const other = await (
+      await stream(tenant, id, { stream: true, selectedOutputs: ['Writer.model'] })
+    ).text();
 
     // Assess
     const chunkFrames = (text: string) => text.split('\n\n').filter((frame) => frame.includes('"chunk"'));

@@ -64,7 +64,9 @@ describe('route table', () => {
       expect(act, route.id).toThrow(
         expect.objectContaining({
           statusCode: 400,
-          details: expect.arrayContaining([{ path: 'graph', message: expect.stringContaining('Unknown member') }]),
+          details: expect.arrayContaining([
+            { path: 'graph', message: expect.stringContaining('Unknown member') },
+          ]),
         }),
       );
     }
@@ -83,7 +85,8 @@ describe('route table', () => {
     // Assess
     expect(act).toThrow(
       expect.objectContaining({
-        message: 'Invalid body "graph": Unknown member; expected one of workspaceId, name, description, folderId, state',
+        message:
+          'Invalid body "graph": Unknown member; expected one of workspaceId, name, description, folderId, state',
       }),
     );
   });
