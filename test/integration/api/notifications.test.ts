@@ -167,12 +167,16 @@ describe('webhook notifications', () => {
 
     // Act
     const log = await tenant.call('GET', links.log);
+    const direct = await tenant.call('GET', `/api${links.log}`);
     const execution = await tenant.call('GET', links.execution);
     const stranger = await (await service.get().newTenant('stranger')).call('GET', links.log);
 
     // Assess
     expect(log.status).toBe(200);
-    expect(log.body).toEqual(await tenant.call('GET', `/api${links.log}`).then((answer) => answer.body));
+    // The same entry; only the limits block's clock-dependent resetAt may differ between two reads.
+    const entryOf = ({ limits: _limits, ...entry }: Record<string, unknown>) => entry;
+    expect(entryOf(log.body.data)).toEqual(entryOf(direct.body.data));
+    expect(log.body.data.limits).toBeDefined();
     expect(log.body.data.executionData.finalOutput).toEqual({ shouted: 'ADA' });
     expect(execution.status).toBe(200);
     expect(execution.body.workflowId).toBe(workflowId);
