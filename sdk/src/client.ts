@@ -208,9 +208,21 @@ export class WorkflowClient {
   executeWithRetry(
     workflowId: string,
     input: unknown,
-    options: PositionalOptions | undefined,
+    options: PositionalOptions & { async: true; stream?: false },
     retryOptions: RetryOptions | undefined,
-  ): Promise<WorkflowExecutionResult | AsyncExecutionResult | ExecutionStream>;
+  ): Promise<AsyncExecutionResult>;
+  executeWithRetry(
+    workflowId: string,
+    input: unknown,
+    options: PositionalOptions & { stream: true; async?: false },
+    retryOptions: RetryOptions | undefined,
+  ): Promise<ExecutionStream>;
+  executeWithRetry(
+    workflowId: string,
+    input: unknown,
+    options: (PositionalOptions & { async?: false; stream?: false }) | undefined,
+    retryOptions: RetryOptions | undefined,
+  ): Promise<WorkflowExecutionResult>;
   async executeWithRetry(
     workflowId: string,
     ...rest:

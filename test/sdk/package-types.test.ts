@@ -29,6 +29,7 @@ export async function use(bytes: Uint8Array): Promise<string[]> {
     if (event.event === 'done') seen.push(String(event.metadata.duration));
   }
   const retried: WorkflowExecutionResult = await client.executeWithRetry('wf', {}, {}, { maxRetries: 2 });
+  const retriedJob: AsyncExecutionResult = await client.executeWithRetry('wf', { input: {}, async: true }, { maxRetries: 2 });
   const job: JobStatus = await client.waitForJob(accepted.taskId, { pollIntervalInMs: 10 });
   const state: 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled' = job.status;
   const ready: boolean = await client.validateWorkflow('wf');
@@ -54,7 +55,7 @@ export async function use(bytes: Uint8Array): Promise<string[]> {
   seen.push(result.error ?? '', state, String(ready), String(status.isDeployed), limits.usage.plan);
   seen.push(String(info?.limit), String(check.valid), String(error.code), String(retried.success));
   seen.push(String(legacyError.status), String(legacy instanceof WorkflowClient));
-  seen.push(String(positional.success), queued.taskId);
+  seen.push(String(positional.success), queued.taskId, retriedJob.taskId);
   return seen;
 }
 `;
