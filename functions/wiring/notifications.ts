@@ -11,7 +11,6 @@ import { identityDeps } from './identity';
 import { blobStore } from './storage';
 import { forgettingSubscriptionWrites } from '../../core/notifications/subscription-cache';
 import { subscriptionCache } from './subscriptions';
-import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 
 export function notificationDeps(): NotificationDeps {
   return {
@@ -24,8 +23,6 @@ export function notificationDeps(): NotificationDeps {
     cipher: environmentCipher,
     queue: SqsNotificationQueue.fromEnv(),
     now: () => new Date(),
-    // The guard the worker delivers through (./notification-worker.ts), with OUTBOUND_ALLOWLIST as it is now.
-    outboundRefusal: (url) => createGuardedHttpClient({ maxRedirects: 0 }).refusalOf?.(url),
   };
 }
 
