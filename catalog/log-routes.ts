@@ -11,6 +11,28 @@ const logAccess = {
   secrets: { logCursor: 'read' },
 } as const satisfies ResourceAccess;
 
+/** One execution's detail, at /api/v1/logs/executions/{id} and at a delivery's links.execution. */
+const executionDetailRead = {
+  method: 'GET',
+  auth: 'apiKey',
+  permission: 'read',
+  tag: 'logs',
+  request: { params: logs.executionIdParams },
+  responses: { 200: { description: 'Execution detail (no data wrapper)', body: logs.executionDetail } },
+  access: logAccess,
+} as const;
+
+/** One log entry, at /api/v1/logs/{id} and at a delivery's links.log. */
+const logDetailRead = {
+  method: 'GET',
+  auth: 'apiKey',
+  permission: 'read',
+  tag: 'logs',
+  request: { params: logs.logIdParams },
+  responses: { 200: { description: 'Log entry detail', body: s.data(logs.logDetail) } },
+  access: logAccess,
+} as const;
+
 export const logRoutes = [
   // The execution log
   {
@@ -29,28 +51,31 @@ export const logRoutes = [
   },
   {
     id: 'getLogExecution',
-    method: 'GET',
     path: '/api/v1/logs/executions/{executionId}',
     entry: 'functions/logs/execution.ts',
-    auth: 'apiKey',
-    permission: 'read',
     summary: 'The graph a run executed (its deployment, or the draft it ran) and its metadata',
-    tag: 'logs',
-    request: { params: logs.executionIdParams },
-    responses: { 200: { description: 'Execution detail (no data wrapper)', body: logs.executionDetail } },
-    access: logAccess,
+    ...executionDetailRead,
   },
   {
     id: 'getLog',
-    method: 'GET',
     path: '/api/v1/logs/{id}',
     entry: 'functions/logs/get.ts',
-    auth: 'apiKey',
-    permission: 'read',
     summary: 'One log entry with its trace spans, final output and full cost',
-    tag: 'logs',
-    request: { params: logs.logIdParams },
-    responses: { 200: { description: 'Log entry detail', body: s.data(logs.logDetail) } },
-    access: logAccess,
+    ...logDetailRead,
+  },
+  // The paths a delivery's `links` carry, as the interface writes them (no /api): the same answers.
+  {
+    id: 'getLogLink',
+    path: '/v1/logs/{id}',
+    entry: 'functions/logs/get-link.ts',
+    summary: "A delivery's links.log: the same as GET /api/v1/logs/{id}",
+    ...logDetailRead,
+  },
+  {
+    id: 'getLogExecutionLink',
+    path: '/v1/logs/executions/{executionId}',
+    entry: 'functions/logs/execution-link.ts',
+    summary: "A delivery's links.execution: the same as GET /api/v1/logs/executions/{executionId}",
+    ...executionDetailRead,
   },
 ] as const satisfies readonly RouteDefinition[];

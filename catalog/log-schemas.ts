@@ -176,10 +176,10 @@ export const logListItem = z
     workflow: z.optional(workflowRef).register(z.globalRegistry, { description: 'With details=full' }),
     traceSpans: z
       .optional(z.array(z.unknown()))
-      .register(z.globalRegistry, { description: 'With includeTraceSpans=true' }),
+      .register(z.globalRegistry, { description: 'With details=full or includeTraceSpans=true' }),
     finalOutput: z
       .optional(z.unknown())
-      .register(z.globalRegistry, { description: 'With includeFinalOutput=true' }),
+      .register(z.globalRegistry, { description: 'With details=full or includeFinalOutput=true' }),
   })
   .register(z.globalRegistry, { id: 'LogListItem' });
 

@@ -26,6 +26,8 @@ export const notificationRoutes = [
     request: { params: s.workspaceIdParams, body: notifications.notificationBody },
     responses: { 201: { description: 'Created', body: s.data(notifications.notification) } },
     access: notificationWrite,
+    // A webhook URL is checked as the delivery guard will check it (OUTBOUND_ALLOWLIST).
+    makesOutboundRequests: true,
   },
   {
     id: 'listNotifications',
@@ -65,6 +67,8 @@ export const notificationRoutes = [
     request: { params: notifications.notificationParams, body: notifications.notificationBody },
     responses: { 200: { description: 'Subscription', body: s.data(notifications.notification) } },
     access: notificationWrite,
+    // A webhook URL is checked as the delivery guard will check it (OUTBOUND_ALLOWLIST).
+    makesOutboundRequests: true,
   },
   {
     id: 'deleteNotification',

@@ -1,16 +1,20 @@
 /** Wire schemas of notification subscriptions and their deliveries. */
 import * as z from './zod';
-import { alertRules, deliveryStatuses, notificationChannels } from '../core/notifications/types';
+import { alertRules, deliveryStatuses, logLevels, notificationChannels } from '../core/notifications/types';
 import { id, trigger } from './schemas';
 
-const level = z.enum(['info', 'error']);
+const level = z.enum(logLevels);
 
 export const notificationBody = z.strictObject({
   channel: z.enum(notificationChannels),
   workflowIds: z.optional(z.array(id).check(z.maxLength(100))),
   allWorkflows: z.optional(z.boolean()),
-  levelFilter: z.array(level).check(z.minLength(1, 'Give at least one level')),
-  triggerFilter: z.array(trigger).check(z.minLength(1, 'Give at least one trigger')),
+  levelFilter: z
+    .optional(z.array(level).check(z.minLength(1, 'Give at least one level')))
+    .register(z.globalRegistry, { description: 'Every level when not given' }),
+  triggerFilter: z
+    .optional(z.array(trigger).check(z.minLength(1, 'Give at least one trigger')))
+    .register(z.globalRegistry, { description: 'Every trigger when not given' }),
   includeFinalOutput: z.optional(z.boolean()),
   includeTraceSpans: z.optional(z.boolean()),
   includeRateLimits: z.optional(z.boolean()),

@@ -10,7 +10,7 @@ export const organizationView = z
 export const assignableRole = z.enum(['admin', 'member']);
 
 export const organizationMemberParams = z.object({ orgId: id, userId: id });
-export const changeOrganizationRoleBody = z.object({ role: assignableRole });
+export const changeOrganizationRoleBody = z.strictObject({ role: assignableRole });
 export const removeOrganizationMemberQuery = z.object({ userId: id });
 
 export const invitationStatus = z.enum(['pending', 'accepted', 'revoked']);
@@ -31,15 +31,17 @@ export const invitation = z
   })
   .register(z.globalRegistry, { id: 'Invitation' });
 
-export const createOrganizationInvitationBody = z.object({
+export const createOrganizationInvitationBody = z.strictObject({
   email: z.email().check(z.maxLength(320)),
   role: z._default(assignableRole, 'member'),
 });
-export const createWorkspaceInvitationBody = z.object({
+export const createWorkspaceInvitationBody = z.strictObject({
   email: z.email().check(z.maxLength(320)),
   permissions: z._default(workspacePermission, 'read'),
 });
-export const acceptInvitationBody = z.object({ token: z.string().check(z.minLength(1), z.maxLength(1000)) });
+export const acceptInvitationBody = z.strictObject({
+  token: z.string().check(z.minLength(1), z.maxLength(1000)),
+});
 export const organizationInvitationParams = z.object({ orgId: id, invitationId: id });
 export const workspaceInvitationParams = z.object({ workspaceId: id, invitationId: id });
 

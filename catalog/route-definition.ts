@@ -66,8 +66,8 @@ export interface RouteDefinition {
   readsSchedules?: boolean;
   /**
    * The handler makes outbound HTTP requests through the guard (a run's input files given by URL),
-   * so what the guard's allowlist loads on demand is installed beside it (lib/bundling.ts). Implied
-   * by `runsBlocks`.
+   * or checks URLs as the guard would (a notification's webhook), so what the guard's allowlist
+   * loads on demand is installed beside it (lib/bundling.ts). Implied by `runsBlocks`.
    */
   makesOutboundRequests?: boolean;
   /**

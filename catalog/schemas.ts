@@ -170,13 +170,31 @@ export const syncResult = z
       z.looseObject({ duration: z.number(), executionId: z.string(), cost: z.optional(cost) }),
     ),
     traceSpans: z.optional(z.array(z.unknown())),
+    logs: z.optional(
+      z
+        .array(
+          z.object({
+            blockId: z.string(),
+            blockName: z.string(),
+            blockType: z.string(),
+            startedAt: z.string(),
+            endedAt: z.string(),
+            durationMs: z.number(),
+            success: z.boolean(),
+            error: z.optional(z.string()),
+          }),
+        )
+        .register(z.globalRegistry, {
+          description: 'One entry per executed block, in the order of the trace',
+        }),
+    ),
     totalDuration: z.optional(z.number()),
   })
   .register(z.globalRegistry, { id: 'SyncExecutionResult' });
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
 
-export const createUserBody = z.object({
+export const createUserBody = z.strictObject({
   email: z.email(),
   name,
   plan: z.optional(plan),
@@ -189,29 +207,29 @@ export const updateLimitsBody = z
       message: "Nothing to update: give plan, or usageLimitUsd (null returns to the plan's)",
     }),
   );
-export const createApiKeyBody = z.object({
+export const createApiKeyBody = z.strictObject({
   name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
 });
-export const createWorkspaceAdminBody = z.object({ name, ownerId: id, organizationId: z.optional(id) });
-export const createWorkspaceBody = z.object({ name, organizationId: z.optional(id) });
-export const importWorkflowBody = z.object({
+export const createWorkspaceAdminBody = z.strictObject({ name, ownerId: id, organizationId: z.optional(id) });
+export const createWorkspaceBody = z.strictObject({ name, organizationId: z.optional(id) });
+export const importWorkflowBody = z.strictObject({
   workspaceId: id,
   name,
   description: z.optional(z.string().check(z.maxLength(2000))),
   state: workflowGraph,
   deploy: z.optional(z.boolean()),
 });
-export const createOrganizationBody = z.object({
+export const createOrganizationBody = z.strictObject({
   name,
   ownerId: id,
   plan: z.optional(plan),
   usageLimitUsd: z.optional(usageLimitUsd),
 });
-export const addOrganizationMemberBody = z.object({ userId: id, role: organizationRole });
-export const addWorkspaceMemberBody = z.object({ userId: id, permissions: workspacePermission });
+export const addOrganizationMemberBody = z.strictObject({ userId: id, role: organizationRole });
+export const addWorkspaceMemberBody = z.strictObject({ userId: id, permissions: workspacePermission });
 export const removeWorkspaceMemberQuery = z.object({ userId: id });
 
-export const createWorkflowBody = z.object({
+export const createWorkflowBody = z.strictObject({
   workspaceId: id,
   name,
   description: z.optional(z.string().check(z.maxLength(2000))),
@@ -219,7 +237,7 @@ export const createWorkflowBody = z.object({
   state: z.optional(workflowGraph),
 });
 export const updateWorkflowBody = z
-  .object({
+  .strictObject({
     name: z.optional(name),
     description: z.optional(z.string().check(z.maxLength(2000))),
     folderId: z.optional(z.nullable(z.string())),
@@ -238,7 +256,10 @@ export const userIdParams = z.object({ userId: id });
 export const organizationIdParams = z.object({ orgId: id });
 export const keyIdParams = z.object({ keyId: id });
 
-/** The execute body: workflow input fields plus the control members. */
+/**
+ * The execute body: workflow input fields plus the control members. The one body open to any
+ * member, because its members are the Start block's fields (checked against them when it runs).
+ */
 export const executeBody = z.catchall(
   z.object({
     stream: z.optional(z.boolean()),
@@ -255,7 +276,7 @@ export const environmentVariableName = z
     z.regex(ENVIRONMENT_NAME_PATTERN, environmentNameRule),
   );
 export const environmentVariableParams = z.object({ workspaceId: id, name: environmentVariableName });
-export const putEnvironmentVariableBody = z.object({
+export const putEnvironmentVariableBody = z.strictObject({
   value: z.string().check(
     z.maxLength(MAX_ENVIRONMENT_VALUE_BYTES),
     z.refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_ENVIRONMENT_VALUE_BYTES, {
@@ -345,7 +366,7 @@ export const usageLimits = z
   .register(z.globalRegistry, { id: 'UsageLimits' });
 
 // Manual runs
-export const runWorkflowBody = z.object({
+export const runWorkflowBody = z.strictObject({
   input: z.optional(z.record(z.string(), z.unknown())),
   draft: z.optional(z.boolean()),
 });
@@ -358,7 +379,7 @@ export const webhookPath = z
     z.maxLength(MAX_WEBHOOK_PATH_LENGTH),
     z.regex(WEBHOOK_PATH_PATTERN, webhookPathRule),
   );
-export const createWebhookBody = z.object({
+export const createWebhookBody = z.strictObject({
   path: z.optional(webhookPath),
   secret: z.optional(
     z.string().check(z.minLength(MIN_WEBHOOK_SECRET_LENGTH), z.maxLength(MAX_WEBHOOK_SECRET_LENGTH)),
@@ -380,8 +401,9 @@ export const webhookTriggerParams = z.object({ path: z.string().check(z.minLengt
 
 // Schedules
 export const putScheduleBody = z
-  .object({
-    cron: z.optional(z.string().check(z.trim(), z.minLength(9), z.maxLength(200))),
+  .strictObject({
+    // At least a macro (`@daily`); core/schedules/cron.ts says what else is missing.
+    cron: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
     rateMinutes: z.optional(z.number().check(z.int(), z.gte(1), z.lte(525_600))),
     timezone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
     input: z.optional(z.record(z.string(), z.unknown())),

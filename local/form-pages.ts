@@ -1,14 +1,17 @@
 /**
- * The form pages locally: the app is built once per service start (the same build the stack
- * deploys) into a directory of its own, and `/form/<identifier>` answers its index page, while
- * `/form/<asset>` answers that file, with the headers CloudFront gives them.
+ * The form pages locally: the app (the same build the stack deploys) is built into a cache keyed by
+ * its sources, `.cache/form-pages/<hash>` under the project (or the compiled server's) root, and
+ * `/form/<identifier>` answers its index page, while `/form/<asset>` answers that file, with the
+ * headers CloudFront gives them. A start whose sources have not changed builds nothing, and a
+ * service that is killed leaves nothing behind in the system's temp dir.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { formPageHeaders, formPagePrefix, isFormAssetName } from '../catalog/site';
-import { buildFormApp } from '../web/build';
+import { buildFormApp, formAppBuildModule, formAppSourceDir } from '../web/build';
+import { moduleRoot } from './modules';
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -20,16 +23,20 @@ const contentTypes: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
+/** Where builds are kept: git ignores `.cache/` (and the compiled server lives under `dist/`). */
+export const formPagesCacheDir = join(moduleRoot, '.cache', 'form-pages');
+
+/** A build of other sources, or one a killed start left half made, is removed once this old. */
+const staleAfterInMs = 60 * 60 * 1000;
+
 export interface FormPages {
   /** Answers a GET or HEAD of `/form/...`; false when the path is not the site's. */
   serve(method: string, pathname: string, response: ServerResponse): Promise<boolean>;
   close(): Promise<void>;
 }
 
-export async function startFormPages(): Promise<FormPages> {
-  // Its own directory: several services (tests) may start at once, each with its own build.
-  const outDir = await mkdtemp(join(tmpdir(), 'form-pages-'));
-  await buildFormApp(outDir);
+export async function startFormPages(cacheDir: string = formPagesCacheDir): Promise<FormPages> {
+  const outDir = await cachedBuild(cacheDir);
   const appDir = join(outDir, formPagePrefix);
   return {
     async serve(method, pathname, response) {
@@ -52,6 +59,62 @@ export async function startFormPages(): Promise<FormPages> {
       response.end(method === 'HEAD' ? undefined : body);
       return true;
     },
-    close: () => rm(outDir, { recursive: true, force: true }),
+    // The build is shared with every other start of the same sources: nothing to remove.
+    close: async () => undefined,
   };
+}
+
+/**
+ * The build of the current sources: reused when there is one, else made in a directory of its own
+ * and renamed into place, so that services starting at once (tests) never see a half-made build.
+ */
+export async function cachedBuild(cacheDir: string): Promise<string> {
+  const key = await sourcesKey();
+  const outDir = join(cacheDir, key);
+  if (await isComplete(outDir)) return outDir;
+  await mkdir(cacheDir, { recursive: true });
+  const building = join(cacheDir, `${key}.${process.pid}.${Date.now()}.partial`);
+  try {
+    await buildFormApp(building);
+    await rename(building, outDir).catch(async (error: NodeJS.ErrnoException) => {
+      // Another start renamed its build first: the same sources, so the same pages.
+      if (!(await isComplete(outDir))) throw error;
+    });
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
+  await removeStale(cacheDir, key);
+  return outDir;
+}
+
+async function isComplete(outDir: string): Promise<boolean> {
+  return (await stat(join(outDir, formPagePrefix, 'index.html')).catch(() => undefined)) !== undefined;
+}
+
+/** A hash of the page's sources and of the module that builds them. */
+async function sourcesKey(): Promise<string> {
+  const hash = createHash('sha256');
+  const files = (await readdir(formAppSourceDir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+  for (const file of [...files, formAppBuildModule]) {
+    hash
+      .update(relative(formAppSourceDir, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Builds of other sources and leftovers of killed builds, once they are an hour old. */
+async function removeStale(cacheDir: string, key: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(cacheDir).catch(() => [] as string[])) {
+    if (name === key) continue;
+    const path = join(cacheDir, name);
+    const modified = (await stat(path).catch(() => undefined))?.mtimeMs ?? now;
+    if (now - modified > staleAfterInMs) await rm(path, { recursive: true, force: true });
+  }
 }

@@ -13,7 +13,12 @@ import { formPagePrefix } from '../catalog/site';
 /** The build's directory under `outDir`, and the path prefix the pages are served at. */
 export const formAppDir = formPagePrefix;
 
-const sourceDir = join(dirname(fileURLToPath(import.meta.url)), 'src');
+/** The page's sources; what a build makes depends on them and on this module alone. */
+export const formAppSourceDir = join(dirname(fileURLToPath(import.meta.url)), 'src');
+const sourceDir = formAppSourceDir;
+
+/** This module's own file, for caches keyed by what a build depends on. */
+export const formAppBuildModule = fileURLToPath(import.meta.url);
 
 function optionsOf(outDir: string): BuildOptions {
   const appDir = join(outDir, formAppDir);

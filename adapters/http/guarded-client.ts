@@ -470,6 +470,10 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
       };
     },
     open: answer,
+    refusalOf(url: string): string | undefined {
+      const check = checkUrl(url, policy);
+      return check.allowed ? undefined : check.message;
+    },
   };
 
   /** The next hop after a redirect, its target checked like the first URL. */

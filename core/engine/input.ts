@@ -1,6 +1,8 @@
 /**
  * The run input against the start block's input format: defaults, required fields, and the coercions
- * that let form posts and query-string-minded clients send `"42"` or `"true"`.
+ * that let form posts and query-string-minded clients send `"42"` or `"true"`. The reverse is
+ * refused: a number or boolean for a string field is a caller's mistake (a phone number or a code
+ * that lost its leading zeros), not text, so it is a 400 naming the field.
  */
 import { type ErrorDetail, ValidationError } from '../errors';
 import { maxJsonDepth, nestsDeeperThan } from '../json-depth';
@@ -53,12 +55,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-function coerce(value: unknown, type: InputFieldType): unknown {
+function coerce(value: unknown, type: InputFieldType, source: 'input' | 'default'): unknown {
   switch (type) {
     case 'string':
       if (typeof value === 'string') return value;
-      // Numbers and booleans convert without loss; structured values would not.
-      if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+      // A workflow's own default (`default: 5` on a text field) is taken as its text.
+      if (source === 'default' && (typeof value === 'number' || typeof value === 'boolean'))
+        return String(value);
       return undefined;
     case 'number': {
       if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
@@ -92,13 +95,13 @@ function coerce(value: unknown, type: InputFieldType): unknown {
   }
 }
 
-function coerceField(field: InputField, value: unknown): Coerced {
+function coerceField(field: InputField, value: unknown, source: 'input' | 'default' = 'input'): Coerced {
   // A JSON string is parsed here, past the check of the request body's own nesting.
   const parsesJson = field.type === 'object' || field.type === 'array';
   if (parsesJson && typeof value === 'string' && nestsDeeperThan(value, maxJsonDepth)) {
     return { ok: false, message: `Input field "${field.name}" is nested deeper than ${maxJsonDepth} levels` };
   }
-  const coerced = coerce(value, field.type);
+  const coerced = coerce(value, field.type, source);
   if (coerced === undefined)
     return { ok: false, message: `Input field "${field.name}" must be ${expected[field.type]}` };
   return { ok: true, value: coerced };
@@ -127,7 +130,7 @@ export function validateStartInput(
     const given = input[field.name];
     if (isMissing(given, field.type) || (field.required && given === '')) {
       if (field.default !== undefined && field.default !== null && field.default !== '') {
-        const coerced = coerceField(field, field.default);
+        const coerced = coerceField(field, field.default, 'default');
         input[field.name] = coerced.ok ? coerced.value : field.default;
       } else if (field.required) {
         details.push({ path: field.name, message: `Input field "${field.name}" is required` });

@@ -318,7 +318,9 @@ export async function jobStatusView(deps: StatusDeps, stored: Job): Promise<JobS
     metadata.duration = Math.max(0, end - Date.parse(job.startedAt));
   }
   const view: JobStatusView = {
-    success: job.status !== 'failed' && job.status !== 'cancelled',
+    // The interface's `success` is the status request's own: the job was found and read. How the
+    // run went is `status` (and `error`), so a failed or cancelled job still answers true.
+    success: true,
     taskId: job.taskId,
     status: job.status,
     metadata,

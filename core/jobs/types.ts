@@ -102,7 +102,8 @@ export interface AsyncExecutionResult {
 
 /** The interface's job status. */
 export interface JobStatusView {
-  success: boolean;
+  /** Whether the status request succeeded: always true for a found job, whatever its outcome. */
+  success: true;
   taskId: string;
   status: JobStatus;
   metadata: { startedAt?: string; completedAt?: string; duration?: number };

@@ -192,7 +192,10 @@ async function extrasOf(
   matches: LogSummary[],
 ): Promise<Array<Promise<LogListItem>>> {
   const full = query.details === 'full';
-  const withData = query.includeTraceSpans || query.includeFinalOutput;
+  // The interface: `details=full` adds traceSpans and finalOutput as the include flags do.
+  const includeTraceSpans = full || query.includeTraceSpans;
+  const includeFinalOutput = full || query.includeFinalOutput;
+  const withData = includeTraceSpans || includeFinalOutput;
   if (!full && !withData) return matches.map(async (summary) => logListItem(summary));
   const ids = matches.map((summary) => summary.id);
   const entries: Array<LogEntryHead> = withData
@@ -210,8 +213,8 @@ async function extrasOf(
     withExtras(logListItem(summary), {
       workflow: full ? await workflows.get(summary.workflowId) : undefined,
       entry: byId.get(summary.id),
-      includeTraceSpans: query.includeTraceSpans,
-      includeFinalOutput: query.includeFinalOutput,
+      includeTraceSpans,
+      includeFinalOutput,
     }),
   );
 }

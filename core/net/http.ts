@@ -33,6 +33,12 @@ export interface HttpClient {
    * event stream); the time-out and size cap hold for the whole body. A client without it is read whole.
    */
   open?(request: HttpRequest): Promise<OpenHttpResponse>;
+  /**
+   * Why a request to this URL would be refused before anything is resolved (a loopback or private
+   * address, a scheme, credentials), or undefined when it may be sent: lets a subscription be
+   * refused when it is made rather than at each of its deliveries.
+   */
+  refusalOf?(url: string): string | undefined;
 }
 
 export interface OpenHttpResponse {

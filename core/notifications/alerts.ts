@@ -12,7 +12,7 @@
  * | latency_spike | a run took X % longer than the window's average | ≥ 5 earlier runs in the window |
  * | cost_threshold | a run cost more than X USD | |
  * | no_activity | no run for X hours | checked on a schedule |
- * | error_count | X failed runs in the last Y hours | counts all errors, not consecutive ones |
+ * | error_count | more than X failed runs in the last Y hours | counts all errors, not consecutive ones |
  *
  * After firing, a rule stays quiet for an hour (the cooldown) for that workflow.
  */
@@ -171,8 +171,12 @@ function conditionOf(
         : undefined;
     case 'error_count': {
       const errors = state.runs.filter((remembered) => remembered.failed).length;
-      return run.failed && errors >= rule.threshold
-        ? { ...base, observed: errors, message: `${errors} runs failed in the last ${rule.windowHours} h` }
+      return run.failed && errors > rule.threshold
+        ? {
+            ...base,
+            observed: errors,
+            message: `${errors} runs failed in the last ${rule.windowHours} h, more than ${rule.threshold}`,
+          }
         : undefined;
     }
     case 'no_activity':

@@ -26,6 +26,7 @@ import {
   emailMessageOf,
   type MessageContext,
 } from './messages';
+import { logLevels } from './types';
 import type {
   AlertRule,
   AlertStateRecord,
@@ -42,7 +43,7 @@ import type {
   NotificationRecord,
   NotificationStore,
 } from './types';
-import type { Trigger } from '../triggers';
+import { type Trigger, triggers } from '../triggers';
 
 /** Subscriptions a workspace may have on one channel. */
 export const maxNotificationsPerChannel = 10;
@@ -54,14 +55,18 @@ export interface NotificationDeps {
   cipher: SecretCipher;
   queue: NotificationQueue;
   now: () => Date;
+  /** Why deliveries to a webhook URL would be refused (the outbound guard's check), if they would. */
+  outboundRefusal?: (url: string) => string | undefined;
 }
 
 export interface NotificationInput {
   channel: NotificationChannel;
   workflowIds?: string[];
   allWorkflows?: boolean;
-  levelFilter: Array<'info' | 'error'>;
-  triggerFilter: Trigger[];
+  /** Every level when not given. */
+  levelFilter?: Array<'info' | 'error'>;
+  /** Every trigger when not given. */
+  triggerFilter?: Trigger[];
   includeFinalOutput?: boolean;
   includeTraceSpans?: boolean;
   includeRateLimits?: boolean;
@@ -98,12 +103,19 @@ export function notificationView(record: NotificationRecord): NotificationView {
 const secretContext = (workspaceId: string, notificationId: string) =>
   `notification:${workspaceId}:${notificationId}`;
 
-function requireChannelConfig(input: NotificationInput): void {
+function requireChannelConfig(deps: NotificationDeps, input: NotificationInput): void {
   const settings = { webhook: input.webhook, email: input.email, chat: input.chat }[input.channel];
   if (!settings)
     throw new ValidationError(`A ${input.channel} subscription needs its ${input.channel} settings`, [
       { path: input.channel, message: `Required for the ${input.channel} channel` },
     ]);
+  // A URL the guard refuses would fail at every delivery: say so now, while somebody is looking.
+  const refusal =
+    input.channel === 'webhook' && input.webhook ? deps.outboundRefusal?.(input.webhook.url) : undefined;
+  if (refusal) {
+    const message = `${refusal}. Deliveries only go to public addresses, or to hosts that OUTBOUND_ALLOWLIST names`;
+    throw new ValidationError(message, [{ path: 'webhook.url', message }]);
+  }
   if (!input.allWorkflows && (input.workflowIds ?? []).length === 0)
     throw new ValidationError('Give workflowIds, or allWorkflows: true', [
       { path: 'workflowIds', message: 'Give at least one workflow id, or allWorkflows: true' },
@@ -136,8 +148,8 @@ async function recordOf(
     channel: input.channel,
     workflowIds: input.allWorkflows ? [] : [...new Set(input.workflowIds ?? [])],
     allWorkflows: input.allWorkflows === true,
-    levelFilter: [...new Set(input.levelFilter)],
-    triggerFilter: [...new Set(input.triggerFilter)],
+    levelFilter: [...new Set(input.levelFilter ?? logLevels)],
+    triggerFilter: [...new Set(input.triggerFilter ?? triggers)],
     includeFinalOutput: input.includeFinalOutput === true,
     includeTraceSpans: input.includeTraceSpans === true,
     includeRateLimits: input.includeRateLimits === true,
@@ -171,7 +183,7 @@ export async function createNotification(
   input: NotificationInput,
 ): Promise<NotificationView> {
   await requireWorkspaceAccess(deps.identity, principal.user.id, workspaceId, 'write');
-  requireChannelConfig(input);
+  requireChannelConfig(deps, input);
   const existing = await deps.notifications.listNotifications(workspaceId);
   if (existing.filter((record) => record.channel === input.channel).length >= maxNotificationsPerChannel) {
     throw new ConflictError(
@@ -227,7 +239,7 @@ export async function updateNotification(
   input: NotificationInput,
 ): Promise<NotificationView> {
   const previous = await loadNotification(deps, principal, workspaceId, id, 'write');
-  requireChannelConfig(input);
+  requireChannelConfig(deps, input);
   if (input.channel !== previous.channel)
     throw new ValidationError('The channel of a subscription cannot change', [
       { path: 'channel', message: `Must stay ${previous.channel}` },

@@ -2,6 +2,9 @@
 import type { CostSummary, TraceSpan } from '../engine/types';
 import type { FileObject } from '../files/types';
 import type { Trigger } from '../triggers';
+
+/** The levels of a log entry, which a subscription's levelFilter chooses among. */
+export const logLevels = ['info', 'error'] as const;
 import type { ChatMessage, EmailMessage } from './messages';
 import type { AlertState } from './alerts';
 import type { AttemptOutcome } from './retry';
@@ -35,7 +38,7 @@ export interface NotificationRecord {
   /** Empty with `allWorkflows`: every workflow of the workspace, those created later too. */
   workflowIds: string[];
   allWorkflows: boolean;
-  levelFilter: Array<'info' | 'error'>;
+  levelFilter: Array<(typeof logLevels)[number]>;
   triggerFilter: Trigger[];
   includeFinalOutput: boolean;
   includeTraceSpans: boolean;

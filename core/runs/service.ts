@@ -2,6 +2,7 @@
  * The run use cases behind the state machine: Step (run blocks from the checkpoint), Finalize
  * (write the log entry, shape the answer). Preparing a run is core/runs/prepare.ts.
  */
+import { blockLogsOf } from './block-logs';
 import { completionEventOf } from '../notifications/events';
 import type { NotificationQueue } from '../notifications/types';
 import { filesIn } from '../files/collect';
@@ -317,6 +318,7 @@ export function executionAnswer(
         cost: entry.cost,
       },
       traceSpans: result.traceSpans,
+      logs: blockLogsOf(result.traceSpans),
       totalDuration: totalDurationMs,
     },
   };

@@ -3,6 +3,10 @@
  * caller gets server-sent events as the run goes:
  *
  *   data: {"blockId":"<id>","chunk":"<text>"}            model text as it arrives; a selected output when its block completes
+ *
+ * Without `selectedOutputs` every agent block's text streams. With it, only what was selected is
+ * sent, each once: a selected agent `content` as its chunks (or whole when it completes, if its model
+ * sent no chunks), any other selected output when its block completes.
  *   data: {"event":"error","error":"<message>"}           only when the run failed
  *   data: {"event":"done","success":<bool>,"output":<final output>,"metadata":{"duration":<ms>}}
  *   data: [DONE]                                          always last
@@ -79,6 +83,43 @@ function chunkText(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
+/** The output of a model block that arrives as chunks. */
+const streamedPath = 'content';
+
+/**
+ * What a streamed run sends of its blocks. Nothing selected: every chunk, and no output on
+ * completion (the default). Otherwise only the selected outputs, each once: chunks for a selected
+ * `content`, and a block's completed output for the rest, and for a `content` that came as no chunk.
+ */
+function streamSelection(all: SelectedOutput[]) {
+  // The same output selected twice (by name and by id) is sent once.
+  const selected = [
+    ...new Map(all.map((wanted) => [JSON.stringify([wanted.blockId, ...wanted.path]), wanted])).values(),
+  ];
+  const chunked = new Set(
+    selected
+      .filter((wanted) => wanted.path.length === 1 && wanted.path[0] === streamedPath)
+      .map((wanted) => wanted.blockId),
+  );
+  // Blocks whose current run has sent chunks, so that their content is not sent again at the end.
+  const streaming = new Set<string>();
+  return {
+    streamsChunksOf(blockId: string): boolean {
+      if (selected.length === 0) return true;
+      if (!chunked.has(blockId)) return false;
+      streaming.add(blockId);
+      return true;
+    },
+    completedOutputsOf(blockId: string): string[][] {
+      const sentAsChunks = streaming.delete(blockId);
+      return selected
+        .filter((wanted) => wanted.blockId === blockId)
+        .filter((wanted) => !(sentAsChunks && wanted.path.length === 1 && wanted.path[0] === streamedPath))
+        .map((wanted) => wanted.path);
+    },
+  };
+}
+
 export interface StreamDeps {
   step: Pick<StepDeps, 'deployments' | 'drafts' | 'engine' | 'environmentOf'>;
   finalize: FinalizeDeps;
@@ -136,14 +177,16 @@ export async function streamRun(
   try {
     const environment = await environmentFor(deps.step, graph, request.workspaceId);
     secrets = secretsOfRun(environment, graph);
+    const selection = streamSelection(selected);
     const engine: EngineDeps = {
       ...deps.step.engine,
-      onChunk: (blockId, chunk) => engineOpen && send({ blockId, chunk }),
+      onChunk: (blockId, chunk) => {
+        if (engineOpen && selection.streamsChunksOf(blockId)) send({ blockId, chunk });
+      },
       onBlockOutput: (blockId, blockOutput) => {
         if (!engineOpen) return;
-        for (const wanted of selected) {
-          if (wanted.blockId !== blockId) continue;
-          send({ blockId, chunk: chunkText(valueAt(blockOutput, wanted.path)) });
+        for (const path of selection.completedOutputsOf(blockId)) {
+          send({ blockId, chunk: chunkText(valueAt(blockOutput, path)) });
         }
       },
     };

@@ -2,6 +2,7 @@
  * The messages that travel through the execution state machine (catalog/execution-definition.ts).
  * Kept small: the deployed snapshot and large results are loaded by reference, never carried.
  */
+import type { BlockLog } from './block-logs';
 import type { CostSummary, RunResult } from '../engine/types';
 import type { AccessPolicy } from '../permissions/types';
 
@@ -66,6 +67,8 @@ export interface ExecutionAnswer {
       cost: CostSummary;
     };
     traceSpans: unknown[];
+    /** One entry per executed block (./block-logs.ts). */
+    logs: BlockLog[];
     totalDuration: number;
   };
 }

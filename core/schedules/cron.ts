@@ -45,16 +45,33 @@ function cronError(message: string): ValidationError {
   return new ValidationError(message, [{ path: 'cron', message }]);
 }
 
+/** The usual cron macros, as the 5 fields they stand for (Vixie cron's meaning). */
+export const cronMacros: Readonly<Record<string, string>> = {
+  '@YEARLY': '0 0 1 1 *',
+  '@ANNUALLY': '0 0 1 1 *',
+  '@MONTHLY': '0 0 1 * *',
+  '@WEEKLY': '0 0 * * 0',
+  '@DAILY': '0 0 * * *',
+  '@MIDNIGHT': '0 0 * * *',
+  '@HOURLY': '0 * * * *',
+};
+
 /**
- * The cron as the service keeps it: 5 fields, upper case, one space apart, `?` replaced by `*`.
- * Anything croner cannot parse, that never fires, or that EventBridge cannot express is a 400
- * naming `cron`.
+ * The cron as the service keeps it: 5 fields, upper case, one space apart, `?` replaced by `*`; a
+ * macro (`@daily`) is kept as its 5 fields. Anything croner cannot parse, that never fires, or that
+ * EventBridge cannot express is a 400 naming `cron`.
  */
 export function normalizeCron(text: string): string {
-  const fields = text.trim().toUpperCase().split(/\s+/);
+  const upper = text.trim().toUpperCase();
+  if (upper.startsWith('@') && cronMacros[upper] === undefined) {
+    throw cronError(
+      `cron: unknown macro "${text.trim()}"; use one of ${Object.keys(cronMacros).join(', ').toLowerCase()}, or 5 fields (minute hour day-of-month month day-of-week)`,
+    );
+  }
+  const fields = (cronMacros[upper] ?? upper).split(/\s+/);
   if (fields.length !== 5) {
     throw cronError(
-      `cron must have 5 fields (minute hour day-of-month month day-of-week); "${text.trim()}" has ${fields.length}`,
+      `cron must have 5 fields (minute hour day-of-month month day-of-week) or be a macro such as @daily; "${text.trim()}" has ${fields.length}`,
     );
   }
   fields.forEach((field, index) => {

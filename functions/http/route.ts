@@ -181,13 +181,25 @@ export function validate<T extends z.core.$ZodType | undefined>(
   if (!schema) return undefined;
   const parsed = safeParse(schema, value, where, logger);
   if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(root)',
-    message: issue.message,
-  }));
+  const details = parsed.error.issues.flatMap((issue) => {
+    const path = issue.path.map(String);
+    if (issue.code !== 'unrecognized_keys')
+      return [{ path: path.join('.') || '(root)', message: issue.message }];
+    // One detail per unknown member, named, with what the object takes instead (a new user's
+    // `graph` for `state` is otherwise read as an empty workflow).
+    const known = path.length === 0 ? membersOf(schema) : [];
+    const instead = known.length > 0 ? `; expected one of ${known.join(', ')}` : '';
+    return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: `Unknown member${instead}` }));
+  });
   const first = details[0];
   const field = first.path === '(root)' ? `Invalid ${where}` : `Invalid ${where} "${first.path}"`;
   throw new ValidationError(`${field}: ${first.message}`, details);
+}
+
+/** The members an object schema declares (none for any other schema). */
+function membersOf(schema: z.core.$ZodType): string[] {
+  const def = schema._zod.def as { type: string; shape?: Record<string, unknown> };
+  return def.type === 'object' && def.shape ? Object.keys(def.shape) : [];
 }
 
 /**

@@ -3,6 +3,7 @@ import { updateNotification } from '../../core/notifications/service';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';
+import { webhookUrlRefusal } from '../wiring/webhook-url-check';
 
 export const handler = httpRoute(
   notificationRoutes,
@@ -10,7 +11,7 @@ export const handler = httpRoute(
   async ({ principal, params, body }) =>
     ok({
       data: await updateNotification(
-        notificationDeps(),
+        { ...notificationDeps(), outboundRefusal: webhookUrlRefusal },
         principal,
         params.workspaceId,
         params.notificationId,

@@ -23,6 +23,11 @@ export interface WorkflowClientConfig {
 }
 
 export interface ExecuteOptions {
+  /**
+   * The workflow's input: an object of the Start block's input fields (anything else is sent as
+   * `{input}`); files in it are sent as file inputs.
+   */
+  input?: unknown;
   /** Give up after this many ms (a streamed run: after this long without a byte); 30,000 by default. */
   timeout?: number;
   /** Answer an event stream (an {@link ExecutionStream}) instead of the result. */
@@ -97,41 +102,55 @@ export class WorkflowClient {
   }
 
   /**
-   * Runs a deployed workflow. `input` is an object of the Start block's input fields (anything
-   * else is sent as `{input}`); files in it are sent as file inputs. Answers the run's result; with
-   * `async: true` the queued job; with `stream: true` an {@link ExecutionStream}.
+   * Runs a deployed workflow, as the interface's client does: `execute(workflowId, {input, timeout,
+   * stream, selectedOutputs, async})`. Answers the run's result; with `async: true` the queued job;
+   * with `stream: true` an {@link ExecutionStream}. The input may also come first, positionally:
+   * `execute(workflowId, input, options)` (three arguments, so the two forms cannot be mistaken for
+   * each other); with two arguments the second is always the options, and a member that is not an
+   * option is refused (`VALIDATION_ERROR`) rather than taken for a field of the input.
    */
   execute(
     workflowId: string,
-    input: unknown,
     options: ExecuteOptions & { async: true; stream?: false },
   ): Promise<AsyncExecutionResult>;
   execute(
     workflowId: string,
-    input: unknown,
     options: ExecuteOptions & { stream: true; async?: false },
   ): Promise<ExecutionStream>;
   execute(
     workflowId: string,
-    input?: unknown,
     options?: ExecuteOptions & { async?: false; stream?: false },
   ): Promise<WorkflowExecutionResult>;
   execute(
     workflowId: string,
-    input?: unknown,
-    options?: ExecuteOptions,
+    input: unknown,
+    options: PositionalOptions & { async: true; stream?: false },
+  ): Promise<AsyncExecutionResult>;
+  execute(
+    workflowId: string,
+    input: unknown,
+    options: PositionalOptions & { stream: true; async?: false },
+  ): Promise<ExecutionStream>;
+  execute(
+    workflowId: string,
+    input: unknown,
+    options: (PositionalOptions & { async?: false; stream?: false }) | undefined,
+  ): Promise<WorkflowExecutionResult>;
+  execute(
+    workflowId: string,
+    ...rest: [ExecuteOptions?] | [unknown, PositionalOptions | undefined]
   ): Promise<WorkflowExecutionResult | AsyncExecutionResult | ExecutionStream>;
   async execute(
     workflowId: string,
-    input?: unknown,
-    options: ExecuteOptions = {},
+    ...rest: [ExecuteOptions?] | [unknown, PositionalOptions | undefined]
   ): Promise<WorkflowExecutionResult | AsyncExecutionResult | ExecutionStream> {
+    const options = executeOptionsOf(rest);
     const path = `/api/workflows/${idInPath(workflowId, 'workflowId')}/execute`;
     const timeoutInMs = positiveTimeout(options.timeout ?? this.timeoutInMs, 'timeout');
     if (options.async && options.stream) {
       throw new WorkflowClientError('async and stream cannot both be true', 'VALIDATION_ERROR');
     }
-    const body = await executeBody(input, options);
+    const body = await executeBody(options);
     if (options.stream) return this.openStream(path, body, timeoutInMs);
     const headers: Record<string, string> = options.async ? { 'x-execution-mode': 'async' } : {};
     const answer = await this.call<WorkflowExecutionResult | AsyncExecutionResult>('POST', path, {
@@ -148,13 +167,21 @@ export class WorkflowClient {
     return answer;
   }
 
-  /** `execute` with `stream: true`: the events of the run as they come. */
+  /**
+   * `execute` with `stream: true`: the events of the run as they come. `stream(workflowId, {input,
+   * selectedOutputs, timeout})`, or positionally `stream(workflowId, input, options)`.
+   */
+  stream(workflowId: string, options?: Omit<ExecuteOptions, 'stream' | 'async'>): Promise<ExecutionStream>;
   stream(
     workflowId: string,
-    input?: unknown,
-    options: Omit<ExecuteOptions, 'stream' | 'async'> = {},
+    input: unknown,
+    options: Omit<PositionalOptions, 'stream' | 'async'> | undefined,
+  ): Promise<ExecutionStream>;
+  stream(
+    workflowId: string,
+    ...rest: [ExecuteOptions?] | [unknown, PositionalOptions | undefined]
   ): Promise<ExecutionStream> {
-    return this.execute(workflowId, input, { ...options, stream: true, async: false });
+    return this.execute(workflowId, { ...executeOptionsOf(rest), stream: true, async: false });
   }
 
   /**
@@ -165,39 +192,56 @@ export class WorkflowClient {
    */
   executeWithRetry(
     workflowId: string,
-    input: unknown,
     options: ExecuteOptions & { async: true; stream?: false },
     retryOptions?: RetryOptions,
   ): Promise<AsyncExecutionResult>;
   executeWithRetry(
     workflowId: string,
-    input: unknown,
     options: ExecuteOptions & { stream: true; async?: false },
     retryOptions?: RetryOptions,
   ): Promise<ExecutionStream>;
   executeWithRetry(
     workflowId: string,
-    input?: unknown,
     options?: ExecuteOptions & { async?: false; stream?: false },
     retryOptions?: RetryOptions,
   ): Promise<WorkflowExecutionResult>;
   executeWithRetry(
     workflowId: string,
-    input?: unknown,
-    options?: ExecuteOptions,
-    retryOptions?: RetryOptions,
-  ): Promise<WorkflowExecutionResult | AsyncExecutionResult | ExecutionStream>;
+    input: unknown,
+    options: PositionalOptions & { async: true; stream?: false },
+    retryOptions: RetryOptions | undefined,
+  ): Promise<AsyncExecutionResult>;
+  executeWithRetry(
+    workflowId: string,
+    input: unknown,
+    options: PositionalOptions & { stream: true; async?: false },
+    retryOptions: RetryOptions | undefined,
+  ): Promise<ExecutionStream>;
+  executeWithRetry(
+    workflowId: string,
+    input: unknown,
+    options: (PositionalOptions & { async?: false; stream?: false }) | undefined,
+    retryOptions: RetryOptions | undefined,
+  ): Promise<WorkflowExecutionResult>;
   async executeWithRetry(
     workflowId: string,
-    input?: unknown,
-    options: ExecuteOptions = {},
-    retryOptions: RetryOptions = {},
+    ...rest:
+      | [ExecuteOptions?, RetryOptions?]
+      | [unknown, PositionalOptions | undefined, RetryOptions | undefined]
   ): Promise<WorkflowExecutionResult | AsyncExecutionResult | ExecutionStream> {
+    // Four arguments: the positional form (input, options, retryOptions); else (options, retryOptions).
+    const positional = rest.length === 3;
+    const options = executeOptionsOf(
+      positional
+        ? [rest[0], rest[1] as PositionalOptions | undefined]
+        : [rest[0] as ExecuteOptions | undefined],
+    );
+    const retryOptions = (positional ? rest[2] : rest[1]) ?? {};
     const { maxRetries, initialDelay, maxDelay, backoffMultiplier } = { ...retryDefaults, ...retryOptions };
     let delayInMs = initialDelay;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.execute(workflowId, input, options);
+        return await this.execute(workflowId, options);
       } catch (error) {
         const refused = error instanceof WorkflowClientError && error.status === 429;
         if (!refused || attempt >= maxRetries) throw error;
@@ -270,21 +314,24 @@ export class WorkflowClient {
 
   // Names of the public `simstudio-ts-sdk`, so that its users only change the import.
 
-  /** `execute`; a streamed run is read to its end and answered as a result. */
+  /**
+   * `execute`, in `simstudio-ts-sdk`'s positional form `executeWorkflow(workflowId, input?,
+   * options?)`; a streamed run is read to its end and answered as a result.
+   */
   async executeWorkflow(
     workflowId: string,
     input?: unknown,
-    options: ExecuteOptions = {},
+    options: PositionalOptions = {},
   ): Promise<WorkflowExecutionResult | AsyncExecutionResult> {
     const answer = await this.execute(workflowId, input, options);
     return answer instanceof ExecutionStream ? answer.result() : answer;
   }
 
-  /** `execute`, never asynchronous. */
+  /** `executeWorkflow`, never asynchronous. */
   async executeWorkflowSync(
     workflowId: string,
     input?: unknown,
-    options: ExecuteOptions = {},
+    options: PositionalOptions = {},
   ): Promise<WorkflowExecutionResult> {
     return (await this.executeWorkflow(workflowId, input, {
       ...options,
@@ -468,7 +515,53 @@ function describe(error: Error): string {
   return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
 }
 
-async function executeBody(input: unknown, options: ExecuteOptions): Promise<Record<string, unknown>> {
+/** The options of the positional form, whose input is an argument of its own. */
+export type PositionalOptions = Omit<ExecuteOptions, 'input'>;
+
+const executeOptionNames: ReadonlySet<string> = new Set<keyof ExecuteOptions>([
+  'input',
+  'timeout',
+  'stream',
+  'selectedOutputs',
+  'async',
+]);
+
+/**
+ * The options of a call in either form: `[options]` (the interface's) or `[input, options]`. An
+ * options object with a member that is no option is refused, so that `execute(id, {name: 'Ada'})`
+ * (an input where the options go) fails loudly instead of running the workflow without its input.
+ */
+function executeOptionsOf(
+  rest: [ExecuteOptions?] | [unknown, PositionalOptions | undefined],
+): ExecuteOptions {
+  if (rest.length >= 2) {
+    const options = checkedOptions(rest[1], 'options', ['input']);
+    return { ...options, input: rest[0] };
+  }
+  return checkedOptions(rest[0], 'options', []);
+}
+
+function checkedOptions(value: unknown, name: string, refused: string[]): ExecuteOptions {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new WorkflowClientError(
+      `execute ${name} must be an object such as {input, timeout, stream, selectedOutputs, async}`,
+      'VALIDATION_ERROR',
+    );
+  }
+  const unknown = Object.keys(value).filter((key) => !executeOptionNames.has(key) || refused.includes(key));
+  if (unknown.length > 0) {
+    throw new WorkflowClientError(
+      `execute ${name} take input, timeout, stream, selectedOutputs and async, not ${unknown.join(', ')}: ` +
+        `send the workflow's fields as execute(workflowId, {input: {...}}), or as execute(workflowId, input, options)`,
+      'VALIDATION_ERROR',
+    );
+  }
+  return value as ExecuteOptions;
+}
+
+async function executeBody(options: ExecuteOptions): Promise<Record<string, unknown>> {
+  const input = options.input;
   const fields =
     input === undefined || input === null
       ? {}

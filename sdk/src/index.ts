@@ -43,6 +43,7 @@ export {
 } from './transport.js';
 export type {
   AsyncExecutionResult,
+  BlockLog,
   JobState,
   JobStatus,
   RateLimitBucket,

@@ -1,11 +1,25 @@
 /** Shapes of the service's answers, as the interface gives them. */
 
+/** A block's entry in a sync result's `logs`. */
+export interface BlockLog {
+  blockId: string;
+  blockName: string;
+  blockType: string;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  success: boolean;
+  /** Present when the block failed. */
+  error?: string;
+}
+
 export interface WorkflowExecutionResult {
   success: boolean;
   // biome-ignore lint/suspicious/noExplicitAny: a workflow's output is whatever its Response block builds
   output?: any;
   error?: string;
-  logs?: unknown[];
+  /** One entry per executed block, in the order of the trace. */
+  logs?: BlockLog[];
   metadata?: { duration?: number; executionId?: string; [key: string]: unknown };
   traceSpans?: unknown[];
   totalDuration?: number;
@@ -22,6 +36,7 @@ export interface AsyncExecutionResult {
 export type JobState = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
 export interface JobStatus {
+  /** Whether the status request succeeded (true for any job found); the run's outcome is `status`. */
   success: boolean;
   taskId: string;
   status: JobState;

@@ -36,7 +36,7 @@ describe('the client library', () => {
     const client = clientOf(tenant);
 
     // Act
-    const result = await client.execute(id, { name: 'ada' });
+    const result = await client.execute(id, { input: { name: 'ada' } });
     const logged = await tenant.call(
       'GET',
       `/api/v1/logs?workspaceId=${tenant.workspaceId}&executionId=${result.metadata?.executionId}`,
@@ -106,7 +106,7 @@ describe('the client library', () => {
     const file = await fileInput(Buffer.from('a,b\n1,2\n'), { name: 'table.csv', mime: 'text/csv' });
 
     // Act
-    const result = await clientOf(tenant).execute(id, { docs: [file] });
+    const result = await clientOf(tenant).execute(id, { input: { docs: [file] } });
     const [stored] = (result.output as { docs: { name: string; url: string }[] }).docs;
     const download = await fetch(stored.url);
 
@@ -142,8 +142,8 @@ describe('the client library', () => {
     const stranger = new WorkflowClient({ apiKey: 'svc_not-a-key', baseUrl: service.url });
 
     // Act
-    const failed = await raised(clientOf(tenant).execute(id, { name: 'ada' }));
-    const refused = await raised(stranger.execute(id, { name: 'ada' }));
+    const failed = await raised(clientOf(tenant).execute(id, { input: { name: 'ada' } }));
+    const refused = await raised(stranger.execute(id, { input: { name: 'ada' } }));
 
     // Assess
     expect(failed).toMatchObject({ name: 'WorkflowClientError', code: 'EXECUTION_ERROR', status: 500 });

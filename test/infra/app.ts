@@ -2,6 +2,7 @@
  * Builds the service app for the infra tests: the context of cdk.json (feature flags), with asset
  * bundling skipped so that synthesis takes seconds instead of running esbuild for every function.
  */
+import './cdk-outdir';
 import { readFileSync } from 'node:fs';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';

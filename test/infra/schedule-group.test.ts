@@ -1,4 +1,5 @@
 /** The schedule group construct alone: the group, the role the schedules assume, and the grant to manage them. */
+import './cdk-outdir';
 import { App, Aspects, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';

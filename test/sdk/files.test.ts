@@ -42,7 +42,7 @@ describe('file inputs through the client library', () => {
     ];
 
     // Act
-    const result = await client.execute(id, { docs });
+    const result = await client.execute(id, { input: { docs } });
 
     // Assess
     const stored = result.output.docs;
@@ -73,7 +73,7 @@ describe('file inputs through the client library', () => {
     const linked = { type: 'url', data: `${hostUrl}/hosted.txt`, name: 'hosted.txt', mime: 'text/plain' };
 
     // Act
-    const result = await client.execute(id, { docs: [named, linked] });
+    const result = await client.execute(id, { input: { docs: [named, linked] } });
 
     // Assess
     const [csv, hosted] = result.output.docs;

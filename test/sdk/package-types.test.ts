@@ -18,15 +18,18 @@ let tsc: string;
 const usage = `
 const client = new WorkflowClient({ apiKey: 'key', baseUrl: 'http://127.0.0.1:3000', timeoutInMs: 5000 });
 export async function use(bytes: Uint8Array): Promise<string[]> {
-  const result: WorkflowExecutionResult = await client.execute('wf', { name: 'ada', file: bytes });
-  const accepted: AsyncExecutionResult = await client.execute('wf', {}, { async: true });
-  const stream: ExecutionStream = await client.execute('wf', {}, { stream: true, selectedOutputs: ['a.b'] });
+  const result: WorkflowExecutionResult = await client.execute('wf', { input: { name: 'ada', file: bytes }, timeout: 5000 });
+  const accepted: AsyncExecutionResult = await client.execute('wf', { input: {}, async: true });
+  const stream: ExecutionStream = await client.execute('wf', { stream: true, selectedOutputs: ['a.b'] });
+  const positional: WorkflowExecutionResult = await client.execute('wf', { name: 'ada' }, { timeout: 5000 });
+  const queued: AsyncExecutionResult = await client.execute('wf', {}, { async: true });
   const seen: string[] = [];
   for await (const event of stream) {
     if (event.event === 'chunk') seen.push(event.blockId, event.chunk);
     if (event.event === 'done') seen.push(String(event.metadata.duration));
   }
   const retried: WorkflowExecutionResult = await client.executeWithRetry('wf', {}, {}, { maxRetries: 2 });
+  const retriedJob: AsyncExecutionResult = await client.executeWithRetry('wf', { input: {}, async: true }, { maxRetries: 2 });
   const job: JobStatus = await client.waitForJob(accepted.taskId, { pollIntervalInMs: 10 });
   const state: 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled' = job.status;
   const ready: boolean = await client.validateWorkflow('wf');
@@ -43,11 +46,16 @@ export async function use(bytes: Uint8Array): Promise<string[]> {
   await client.execute(42);
   // @ts-expect-error: not an option
   await client.execute('wf', {}, { asynchronous: true });
+  // @ts-expect-error: the input goes under input, not among the options
+  await client.execute('wf', { name: 'ada' });
+  // @ts-expect-error: the positional form takes the input as an argument, not an option
+  await client.execute('wf', {}, { input: { name: 'ada' } });
   // @ts-expect-error: a synchronous result has no taskId
   result.taskId;
   seen.push(result.error ?? '', state, String(ready), String(status.isDeployed), limits.usage.plan);
   seen.push(String(info?.limit), String(check.valid), String(error.code), String(retried.success));
   seen.push(String(legacyError.status), String(legacy instanceof WorkflowClient));
+  seen.push(String(positional.success), queued.taskId, retriedJob.taskId);
   return seen;
 }
 `;
@@ -155,7 +163,7 @@ describe('the typings of the built package under TypeScript 5.0', () => {
       {
         'wrong.mts':
           "import { WorkflowClient } from 'workflow-service-sdk';\n" +
-          "export const answer = new WorkflowClient({ apiKey: 'k' }).execute('wf', {}, { timeout: 'soon' });\n",
+          "export const answer = new WorkflowClient({ apiKey: 'k' }).execute('wf', { timeout: 'soon' });\n",
       },
     );
 

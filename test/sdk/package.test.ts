@@ -26,23 +26,24 @@ import { WorkflowClient, signatureHeaderOf, verifyWebhookSignature } from 'workf
 const { url, apiKey, shout, echo, slow } = JSON.parse(process.env.SDK_CASE);
 const client = new WorkflowClient({ apiKey, baseUrl: url });
 const report = { runtime: process.version, globalFetch: typeof globalThis.fetch === 'function' };
-report.sync = (await client.execute(shout, { name: 'ada' })).output;
-const accepted = await client.execute(shout, { name: 'bob' }, { async: true });
+report.sync = (await client.execute(shout, { input: { name: 'ada' } })).output;
+const accepted = await client.execute(shout, { input: { name: 'bob' }, async: true });
 const job = await client.waitForJob(accepted.taskId, { pollIntervalInMs: 20 });
 report.job = [job.status, job.output];
 const events = [];
-for await (const event of await client.stream(shout, { name: 'cy' }, { selectedOutputs: ['Shout.result'] })) {
+for await (const event of await client.stream(shout, { input: { name: 'cy' }, selectedOutputs: ['Shout.result'] })) {
   events.push(event.event === 'chunk' ? event.chunk : event.event);
 }
 report.stream = events;
-const file = (await client.execute(echo, { docs: Buffer.from('some bytes') })).output.docs[0];
+const file = (await client.execute(echo, { input: { docs: Buffer.from('some bytes') } })).output.docs[0];
 report.file = [file.name, file.size];
 report.ready = await client.validateWorkflow(shout);
 report.status = (await client.getWorkflowStatus(shout)).isDeployed;
 report.plan = (await client.getUsageLimits()).usage.plan;
 report.rateLimit = client.getRateLimitInfo().limit;
-report.timeout = await client.execute(slow, {}, { timeout: 200 }).catch((error) => error.code);
-report.retried = (await client.executeWithRetry(shout, { name: 'dee' })).output;
+report.timeout = await client.execute(slow, { timeout: 200 }).catch((error) => error.code);
+report.retried = (await client.executeWithRetry(shout, { input: { name: 'dee' } })).output;
+report.positional = (await client.execute(shout, { name: 'pos' }, {})).output;
 const header = signatureHeaderOf('whsec_s', Date.now(), '{}');
 report.signature = verifyWebhookSignature('whsec_s', header, '{}').valid;
 report.timers = process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
@@ -127,6 +128,7 @@ const expectedOperations = {
   rateLimit: 1_000_000,
   timeout: 'TIMEOUT',
   retried: { shouted: 'DEE' },
+  positional: { shouted: 'POS' },
   signature: true,
 };
 

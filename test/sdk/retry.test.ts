@@ -28,7 +28,7 @@ function countingClient(tenant: Tenant) {
 /** Runs the workflow until the service refuses; answers the refusal. */
 async function spendTheBurst(client: WorkflowClient, id: string): Promise<unknown> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const outcome = await client.execute(id, { name: 'ada' }).catch((error: unknown) => error);
+    const outcome = await client.execute(id, { input: { name: 'ada' } }).catch((error: unknown) => error);
     if (outcome instanceof WorkflowClientError) return outcome;
   }
   throw new Error('The service never refused');

@@ -90,8 +90,8 @@ describe('a streamed run', () => {
     const client = clientOf(tenant);
 
     // Act
-    const events = await eventsOf(await client.stream(id, { name: 'ada' }));
-    const error = await (await client.stream(id, { name: 'ada' }))
+    const events = await eventsOf(await client.stream(id, { input: { name: 'ada' } }));
+    const error = await (await client.stream(id, { input: { name: 'ada' } }))
       .result()
       .catch((caught: unknown) => caught);
 

@@ -31,6 +31,39 @@ describe('synchronous execution', () => {
     });
   });
 
+  it('answers logs: one entry per executed block with name, type, start, end, duration, success and error', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('runner');
+    const failing = await deployedWorkflow(tenant, threeBlockGraph({ code: "throw new Error('no luck');" }));
+    const id = await deployedWorkflow(tenant);
+
+    // Act
+    const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 'ada' });
+    const failed = await tenant.call('POST', `/api/workflows/${failing}/execute`, { name: 'ada' });
+
+    // Assess
+    expect(answer.body.logs.map((log: { blockName: string }) => log.blockName)).toEqual([
+      'Start',
+      'Shout',
+      'Respond',
+    ]);
+    const shout = answer.body.logs[1];
+    expect(shout).toEqual({
+      blockId: 'shout',
+      blockName: 'Shout',
+      blockType: 'function',
+      startedAt: answer.body.traceSpans[0].children[1].startTime,
+      endedAt: answer.body.traceSpans[0].children[1].endTime,
+      durationMs: answer.body.traceSpans[0].children[1].duration,
+      success: true,
+    });
+    expect(failed.body.logs[1]).toMatchObject({
+      blockName: 'Shout',
+      success: false,
+      error: expect.stringContaining('no luck'),
+    });
+  });
+
   it('writes a log entry with trigger api, timing, cost and the deployed version', async () => {
     const tenant = await service.get().newTenant('runner');
     const id = await deployedWorkflow(tenant);
@@ -93,6 +126,22 @@ describe('synchronous execution', () => {
     const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { age: 'old' });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toContain('age');
+  });
+
+  it('refuses a number sent for a string field with 400 naming the field, instead of turning it into text', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('runner');
+    const id = await deployedWorkflow(tenant);
+
+    // Act
+    const answer = await tenant.call('POST', `/api/workflows/${id}/execute`, { name: 42 });
+
+    // Assess
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'name', message: 'Input field "name" must be a string' }],
+    });
   });
 
   it('refuses a body that is not JSON with 400 INVALID_JSON', async () => {

@@ -156,6 +156,33 @@ describe('webhook notifications', () => {
     });
   });
 
+  it("answer the delivery's links as they are written, with the log entry and the execution detail", async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('linked');
+    await subscribe(tenant, '/linked');
+    const workflowId = await deployedWorkflow(tenant);
+    await tenant.call('POST', `/api/workflows/${workflowId}/execute`, { name: 'ada' });
+    const delivery = await until(() => received.find((entry) => entry.path === '/linked'));
+    const { links } = JSON.parse(delivery.body);
+
+    // Act
+    const log = await tenant.call('GET', links.log);
+    const direct = await tenant.call('GET', `/api${links.log}`);
+    const execution = await tenant.call('GET', links.execution);
+    const stranger = await (await service.get().newTenant('stranger')).call('GET', links.log);
+
+    // Assess
+    expect(log.status).toBe(200);
+    // The same entry; only the limits block's clock-dependent resetAt may differ between two reads.
+    const entryOf = ({ limits: _limits, ...entry }: Record<string, unknown>) => entry;
+    expect(entryOf(log.body.data)).toEqual(entryOf(direct.body.data));
+    expect(log.body.data.limits).toBeDefined();
+    expect(log.body.data.executionData.finalOutput).toEqual({ shouted: 'ADA' });
+    expect(execution.status).toBe(200);
+    expect(execution.body.workflowId).toBe(workflowId);
+    expect(stranger.status).toBe(404);
+  });
+
   it('a receiver from the interface rejects a tampered body, a wrong secret and a stale timestamp', async () => {
     // Prepare
     const secret = 'whsec_receiver-check';
@@ -472,5 +499,56 @@ describe('notification subscriptions', () => {
     expect(email.status).toBe(400);
     expect(email.body.details[0].path).toBe('email');
     expect(foreign.status).toBe(404);
+  });
+
+  it('receive every trigger and level when the body leaves out triggerFilter and levelFilter', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('defaults');
+
+    // Act
+    const created = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
+      channel: 'webhook',
+      allWorkflows: true,
+      webhook: { url: `${receiverUrl}/defaults` },
+    });
+
+    // Assess
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.levelFilter).toEqual(['info', 'error']);
+    expect(created.body.data.triggerFilter).toEqual(['api', 'webhook', 'schedule', 'manual', 'chat', 'form']);
+  });
+
+  it('refuse a webhook URL the outbound guard would refuse, at creation and update, with a 400 naming OUTBOUND_ALLOWLIST', async () => {
+    // Prepare: loopback on a port the allowlist does not name
+    const tenant = await service.get().newTenant('guarded');
+    const path = `/api/workspaces/${tenant.workspaceId}/notifications`;
+    const existing = await subscribe(tenant, '/kept');
+    const refusedUrl = 'http://127.0.0.1:1/hook';
+
+    // Act
+    const created = await tenant.call('POST', path, {
+      channel: 'webhook',
+      allWorkflows: true,
+      webhook: { url: refusedUrl },
+    });
+    const updated = await tenant.call('PUT', `${path}/${existing.id}`, {
+      channel: 'webhook',
+      allWorkflows: true,
+      webhook: { url: 'http://[::1]/hook' },
+    });
+    const listed = await tenant.call('GET', path);
+
+    // Assess
+    expect(created.status).toBe(400);
+    expect(created.body.code).toBe('VALIDATION_ERROR');
+    expect(created.body.error).toContain('OUTBOUND_ALLOWLIST');
+    expect(created.body.details).toEqual([
+      { path: 'webhook.url', message: expect.stringContaining('loopback') },
+    ]);
+    expect(updated.status).toBe(400);
+    expect(updated.body.details[0].path).toBe('webhook.url');
+    expect(
+      listed.body.data.map((subscription: { webhook: { url: string } }) => subscription.webhook.url),
+    ).toEqual([`${receiverUrl}/kept`]);
   });
 });

@@ -63,6 +63,21 @@ describe('PUT /api/workflows/{workflowId}/schedule', () => {
     expect(answer.body.data).not.toHaveProperty('userId');
   });
 
+  it('accepts @daily, as a new user writes it, and keeps it as its five fields', async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('scheduler');
+    const id = await draftWorkflow(tenant);
+
+    // Act
+    const answer = await tenant.call('PUT', schedulePath(id), { cron: '@daily', timezone: 'UTC' });
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.cron).toBe('0 0 * * *');
+    const next = new Date(answer.body.data.nextRunAt);
+    expect([next.getUTCHours(), next.getUTCMinutes()]).toEqual([0, 0]);
+  });
+
   it('answers nextRunAt null for a disabled schedule', async () => {
     // Prepare
     const tenant = await service.get().newTenant('scheduler');

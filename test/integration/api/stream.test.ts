@@ -65,7 +65,7 @@ describe('streamed execution', () => {
     );
   });
 
-  it('sends each selected output as a chunk when its block completes, by name or by id', async () => {
+  it('sends each selected output once as a chunk when its block completes, by name or by id', async () => {
     // Prepare
     const tenant = await service.get().newTenant('stream');
     const id = await deployedWorkflow(tenant);
@@ -81,7 +81,6 @@ describe('streamed execution', () => {
     // Assess
     expect(text).toBe(
       sseFrame({ blockId: 'shout', chunk: 'ADA' }) +
-        sseFrame({ blockId: 'shout', chunk: 'ADA' }) +
         sseFrame({ blockId: 'respond', chunk: 'ADA' }) +
         sseFrame({ blockId: 'respond', chunk: '200' }) +
         sseFrame({
@@ -144,6 +143,30 @@ describe('streamed execution', () => {
       response.headers.get('x-execution-id') as string,
     );
     expect(entry).toMatchObject({ trigger: 'api', level: 'info', models: ['gpt-4o'] });
+  });
+
+  it("with selectedOutputs, sends a selected agent's content as its chunks once, and no chunk of an agent not selected", async () => {
+    // Prepare
+    const tenant = await service.get().newTenant('stream');
+    openai.setDefault({ chunks: ['Otters ', 'hold ', 'hands.'], chunkDelayMs: 5 });
+    const id = await deployedWorkflow(tenant, agentGraph('Say something about otters'));
+
+    // Act
+    const selected = await (
+      await stream(tenant, id, { stream: true, selectedOutputs: ['Writer.content'] })
+    ).text();
+    const other = await (
+      await stream(tenant, id, { stream: true, selectedOutputs: ['Writer.model'] })
+    ).text();
+
+    // Assess
+    const chunkFrames = (text: string) => text.split('\n\n').filter((frame) => frame.includes('"chunk"'));
+    expect(chunkFrames(selected)).toEqual([
+      'data: {"blockId":"writer","chunk":"Otters "}',
+      'data: {"blockId":"writer","chunk":"hold "}',
+      'data: {"blockId":"writer","chunk":"hands."}',
+    ]);
+    expect(chunkFrames(other)).toEqual(['data: {"blockId":"writer","chunk":"gpt-4o"}']);
   });
 
   it('delivers the first chunk while the model is still answering', async () => {

@@ -81,6 +81,7 @@ function answerFor(state: ExecutionState): ExecutionAnswer {
         cost: { total: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
       },
       traceSpans: [],
+      logs: [],
       totalDuration: 1,
     },
   };
@@ -303,11 +304,17 @@ describe('createLocalExecutionStarter', () => {
 });
 
 describe('createLocalExecutionStarter with a journal', () => {
-  const journalDir = () => mkdtempSync(join(tmpdir(), 'sfn-journal-'));
+  const journalDirs: string[] = [];
+  const journalDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sfn-journal-'));
+    journalDirs.push(dir);
+    return dir;
+  };
   const asyncRequest = (id: string): ExecutionRequest => ({ ...request(id), mode: 'async' });
 
   afterEach(() => {
     vi.useRealTimers();
+    for (const dir of journalDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   /** A new starter on the same journal, as the next process: resumes and runs what it finds to the end. */

@@ -7,6 +7,7 @@ import {
   type WorkerDefinition,
   workers,
 } from '../../../catalog/routes';
+import { validate } from '../../../functions/http/route';
 import { compilePath } from '../../../local/server';
 
 const allRoutes = routes as readonly RouteDefinition[];
@@ -43,6 +44,51 @@ describe('route table', () => {
       if (route.request?.query)
         expect(route.request.query.safeParse(event.queryStringParameters ?? {}).success, route.id).toBe(true);
     }
+  });
+
+  it('refuses an unknown top-level member of every JSON body with a 400 naming it, except the execute body', () => {
+    // Prepare: each route's own sample body, plus a member no body declares
+    const withBodies = allRoutes.filter((route) => route.request?.body);
+
+    for (const route of withBodies) {
+      const body = { ...JSON.parse(sampleEvent(route.id).body), graph: {} };
+
+      // Act
+      const act = () => validate(route.request?.body, body, 'body');
+
+      // Assess
+      if (route.id === 'executeWorkflow') {
+        expect(act, route.id).not.toThrow();
+        continue;
+      }
+      expect(act, route.id).toThrow(
+        expect.objectContaining({
+          statusCode: 400,
+          details: expect.arrayContaining([
+            { path: 'graph', message: expect.stringContaining('Unknown member') },
+          ]),
+        }),
+      );
+    }
+    expect(withBodies.length).toBeGreaterThan(25);
+  });
+
+  it('names the members a body takes when it refuses an unknown one (graph for state)', () => {
+    // Act
+    const act = () =>
+      validate(
+        allRoutes.find((route) => route.id === 'createWorkflow')?.request?.body,
+        { workspaceId: 'ws_1', name: 'Hello', graph: { blocks: {} } },
+        'body',
+      );
+
+    // Assess
+    expect(act).toThrow(
+      expect.objectContaining({
+        message:
+          'Invalid body "graph": Unknown member; expected one of workspaceId, name, description, folderId, state',
+      }),
+    );
   });
 
   it('has a sample event for every worker, shaped as what starts it', () => {

@@ -126,13 +126,20 @@ describe('validateStartInput', () => {
     );
   });
 
-  it('turns numbers and booleans into text for a string field and rejects objects', () => {
+  it('refuses a number, a boolean or an object for a string field, naming the field', () => {
     const graph = graphWith([{ name: 'code', type: 'string' }]);
 
-    expect(validateStartInput(graph, { code: 1234 })).toEqual({ code: '1234' });
-    expect(errorOf(() => validateStartInput(graph, { code: { a: 1 } })).message).toBe(
-      'Input field "code" must be a string',
-    );
+    for (const code of [1234, true, { a: 1 }]) {
+      const error = errorOf(() => validateStartInput(graph, { code }));
+      expect(error.statusCode).toBe(400);
+      expect(error.details).toEqual([{ path: 'code', message: 'Input field "code" must be a string' }]);
+    }
+  });
+
+  it('takes a number default of a string field as its text', () => {
+    const graph = graphWith([{ name: 'code', type: 'string', default: 1234 }]);
+
+    expect(validateStartInput(graph, {})).toEqual({ code: '1234' });
   });
 
   it('rejects a missing required field, naming it', () => {

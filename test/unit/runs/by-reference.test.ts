@@ -33,6 +33,7 @@ const answerWith = (output: unknown): ExecutionAnswer => ({
       cost: { total: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
     },
     traceSpans: [{ name: 'work' }],
+    logs: [],
     totalDuration: 1,
   },
 });

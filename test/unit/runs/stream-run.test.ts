@@ -140,20 +140,53 @@ describe('streamRun', () => {
     expect(outcome).toEqual({ success: true, durationInMs: 0 });
   });
 
-  it('sends a selected output after the chunks of its block, a string as it is and else as JSON', async () => {
+  it("sends a selected agent's content as its chunks, once, and other selected outputs when their block completes", async () => {
     // Prepare
-    const streamDeps = deps(writerGraph(), { models: scriptedModels(['Hi']) });
+    const streamDeps = deps(writerGraph(), { models: scriptedModels(['Hel', 'lo']) });
 
     // Act
     const { written } = await framesOf(streamDeps, ['writer.content', 'Writer.tokens', 'respond.data.text']);
 
-    // Assess
-    expect(written.slice(0, 4)).toEqual([
-      'data: {"blockId":"writer","chunk":"Hi"}\n\n',
-      'data: {"blockId":"writer","chunk":"Hi"}\n\n',
+    // Assess: a string as it is, anything else as JSON
+    expect(written.slice(0, -2)).toEqual([
+      'data: {"blockId":"writer","chunk":"Hel"}\n\n',
+      'data: {"blockId":"writer","chunk":"lo"}\n\n',
       'data: {"blockId":"writer","chunk":"{\\"prompt\\":3,\\"completion\\":2,\\"total\\":5}"}\n\n',
-      'data: {"blockId":"respond","chunk":"Hi"}\n\n',
+      'data: {"blockId":"respond","chunk":"Hello"}\n\n',
     ]);
+  });
+
+  it('sends only the selected outputs: an agent that is not selected streams no chunk', async () => {
+    // Prepare
+    const streamDeps = deps(writerGraph(), { models: scriptedModels(['Hel', 'lo']) });
+
+    // Act
+    const { written } = await framesOf(streamDeps, ['respond.data.text']);
+
+    // Assess
+    expect(written).toEqual([
+      'data: {"blockId":"respond","chunk":"Hello"}\n\n',
+      'data: {"event":"done","success":true,"output":{"text":"Hello"},"metadata":{"duration":0}}\n\n',
+      doneMarker,
+    ]);
+  });
+
+  it("sends a selected agent's content once when it completes if its model sent no chunks", async () => {
+    // Prepare: a provider that answers whole
+    const whole: ModelGateway = {
+      complete: async (call) => ({
+        content: 'Hello',
+        model: call.model,
+        tokens: { prompt: 1, completion: 1, total: 2 },
+      }),
+    };
+    const streamDeps = deps(writerGraph(), { models: whole });
+
+    // Act
+    const { written } = await framesOf(streamDeps, ['Writer.content']);
+
+    // Assess
+    expect(written.slice(0, -2)).toEqual(['data: {"blockId":"writer","chunk":"Hello"}\n\n']);
   });
 
   it('sends the error frame before a failed done frame, and logs the run as an error', async () => {

@@ -44,9 +44,31 @@ describe('normalizeCron', () => {
   });
 
   it.each([
+    ['@hourly', '0 * * * *'],
+    ['@daily', '0 0 * * *'],
+    [' @Weekly ', '0 0 * * 0'],
+    ['@monthly', '0 0 1 * *'],
+    ['@yearly', '0 0 1 1 *'],
+  ])('accepts the macro %s as the five fields %s', (text, fields) => {
+    // Act
+    const normalized = normalizeCron(text);
+
+    // Assess
+    expect(normalized).toBe(fields);
+  });
+
+  it('refuses an unknown macro with a 400 naming cron and the macros it knows', () => {
+    // Act
+    const error = refusal(() => normalizeCron('@fortnightly'));
+
+    // Assess
+    expect(error.statusCode).toBe(400);
+    expect(error.details).toEqual([{ path: 'cron', message: expect.stringContaining('@daily') }]);
+  });
+
+  it.each([
     ['* * * *', '4'],
     ['0 * * * * *', '6'],
-    ['@daily', '1'],
   ])('refuses %s with a 400 naming cron and the field count', (text, count) => {
     // Act
     const error = refusal(() => normalizeCron(text));
