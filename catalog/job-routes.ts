@@ -33,6 +33,8 @@ export const jobRoutes = [
     },
     access: {
       tables: { entities: 'read', executions: 'readWrite' },
+      // A job's request may be kept in the files bucket (a large input): the job store reads it.
+      buckets: { files: 'read' },
       stateMachines: { executionAsync: 'stop' },
     },
   },

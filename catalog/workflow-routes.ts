@@ -175,7 +175,8 @@ export const workflowRoutes = [
     // A run's input files given by URL are fetched through the outbound guard.
     makesOutboundRequests: true,
     access: {
-      tables: { entities: 'read' },
+      // executions: a large input waits there for the run (core/runs/by-reference.ts).
+      tables: { entities: 'read', executions: 'readWrite' },
       buckets: { files: 'readWrite' },
       stateMachines: { executionSync: 'startSync' },
     },

@@ -13,7 +13,14 @@ export interface ServiceErrorOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * Marks service errors across bundles: a function whose streamed runs live in a second bundle
+ * (stream-run.js) has two copies of this module, so `instanceof` alone misses the other copy's errors.
+ */
+const serviceErrorBrand = Symbol.for('workflow-service.ServiceError');
+
 export class ServiceError extends Error {
+  readonly [serviceErrorBrand] = true;
   readonly statusCode: number;
   readonly code: string;
   readonly details?: ErrorDetail[];
@@ -122,5 +129,8 @@ export class ExecutionError extends ServiceError {
 }
 
 export function isServiceError(error: unknown): error is ServiceError {
-  return error instanceof ServiceError;
+  return (
+    error instanceof ServiceError ||
+    (typeof error === 'object' && error !== null && serviceErrorBrand in error)
+  );
 }

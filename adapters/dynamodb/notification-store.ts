@@ -61,7 +61,11 @@ const deliveryKey = (key: DeliveryMessage) => ({
 export interface NotificationStoreOptions {
   client: DynamoDBDocumentClient;
   entitiesTable: string;
-  executionsTable: string;
+  /**
+   * Where deliveries are kept. Absent in functions that only manage subscriptions (CDK gives them the
+   * entities table alone); a delivery call there names the missing variable.
+   */
+  executionsTable?: string;
   blobStore?: JsonBlobStore;
 }
 
@@ -72,13 +76,17 @@ export class DynamoNotificationStore implements NotificationStore {
     return new DynamoNotificationStore({
       client: dynamoDocumentClient(),
       entitiesTable: requireEnv(ENTITIES_TABLE_ENV),
-      executionsTable: requireEnv(EXECUTIONS_TABLE_ENV),
+      executionsTable: process.env[EXECUTIONS_TABLE_ENV] || undefined,
       blobStore: options.blobStore,
     });
   }
 
   private get client() {
     return this.options.client;
+  }
+
+  private get executionsTable(): string {
+    return this.options.executionsTable ?? requireEnv(EXECUTIONS_TABLE_ENV);
   }
 
   async putNotification(record: NotificationRecord): Promise<void> {
@@ -148,19 +156,19 @@ export class DynamoNotificationStore implements NotificationStore {
   }
 
   async createDelivery(delivery: DeliveryRecord): Promise<boolean> {
-    return putIfAbsent(this.client, this.options.executionsTable, await this.deliveryItem(delivery));
+    return putIfAbsent(this.client, this.executionsTable, await this.deliveryItem(delivery));
   }
 
   async putDelivery(delivery: DeliveryRecord): Promise<void> {
     await this.client.send(
-      new PutCommand({ TableName: this.options.executionsTable, Item: await this.deliveryItem(delivery) }),
+      new PutCommand({ TableName: this.executionsTable, Item: await this.deliveryItem(delivery) }),
     );
   }
 
   async getDelivery(key: DeliveryMessage): Promise<DeliveryRecord | undefined> {
     const { Item: item } = await this.client.send(
       new GetCommand({
-        TableName: this.options.executionsTable,
+        TableName: this.executionsTable,
         Key: deliveryKey(key),
         ConsistentRead: true,
       }),
@@ -171,7 +179,7 @@ export class DynamoNotificationStore implements NotificationStore {
   async listDeliveries(notificationId: string, limit: number): Promise<DeliveryRecord[]> {
     const { Items: items = [] } = await this.client.send(
       new QueryCommand({
-        TableName: this.options.executionsTable,
+        TableName: this.executionsTable,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :dlv)',
         ExpressionAttributeValues: { ':pk': `NOTIF#${notificationId}`, ':dlv': 'DLV#' },
         ScanIndexForward: false,
@@ -187,7 +195,7 @@ export class DynamoNotificationStore implements NotificationStore {
   ): Promise<{ state: AlertStateRecord; version: number } | undefined> {
     const { Item: item } = await this.client.send(
       new GetCommand({
-        TableName: this.options.executionsTable,
+        TableName: this.executionsTable,
         Key: { pk: `NOTIF#${notificationId}`, sk: `ALERT#${workflowId}` },
         ConsistentRead: true,
       }),
@@ -205,7 +213,7 @@ export class DynamoNotificationStore implements NotificationStore {
     try {
       await this.client.send(
         new PutCommand({
-          TableName: this.options.executionsTable,
+          TableName: this.executionsTable,
           Item: {
             pk: `NOTIF#${notificationId}`,
             sk: `ALERT#${workflowId}`,

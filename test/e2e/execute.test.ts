@@ -198,7 +198,8 @@ describe('async execution', () => {
     const job = await finishedJob(tenant, accepted.taskId);
 
     // Assess
-    expect(job.body).toMatchObject({ success: false, status: 'failed' });
+    // `success` is the status request's; the run's own outcome is `status` and `error`.
+    expect(job.body).toMatchObject({ success: true, status: 'failed' });
     expect(JSON.stringify(job.body.error)).toContain('boom');
   });
 
@@ -231,7 +232,11 @@ describe('streamed execution', () => {
     const response = await fetch(`${service.url}/api/workflows/${id}/execute`, {
       method: 'POST',
       headers: { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ topic: 'otters', stream: true, selectedOutputs: ['Respond.status'] }),
+      body: JSON.stringify({
+        topic: 'otters',
+        stream: true,
+        selectedOutputs: ['Writer.content', 'Respond.status'],
+      }),
     });
     const text = await response.text();
 

@@ -79,7 +79,7 @@ describe('files', () => {
     });
   });
 
-  it('refuses an upload over 20 MB with 400 naming size, and an upload into a stranger workspace with 404', async () => {
+  it('refuses an upload over 20 MB with 413 naming the limit, and an upload into a stranger workspace with 404', async () => {
     // Prepare
     const tenant = await service.newTenant('files-refused');
     const stranger = await service.newTenant('files-stranger');
@@ -99,9 +99,9 @@ describe('files', () => {
     });
 
     // Assess
-    expect(tooLarge.status).toBe(400);
-    expect(tooLarge.body.code).toBe('VALIDATION_ERROR');
-    expect(tooLarge.body.details[0].path).toBe('size');
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(tooLarge.body.error).toContain('(20 MB)');
     expect(foreign.status).toBe(404);
   });
 });

@@ -25,7 +25,7 @@ describe('cancelling a job', () => {
     expect(accepted.status).toBe(202);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({
-      success: false,
+      success: true,
       taskId: accepted.body.taskId,
       status: 'cancelled',
     });

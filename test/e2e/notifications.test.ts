@@ -195,21 +195,20 @@ describe('e-mail and chat notifications', () => {
 });
 
 describe('notification subscriptions', () => {
-  it('refuses a subscription without a level filter with 400 naming it', async () => {
+  it('takes every level and trigger when the filters are left out', async () => {
     // Prepare
-    const tenant = await service.newTenant('notified-bad');
+    const tenant = await service.newTenant('notified-defaults');
 
     // Act
     const answer = await tenant.call('POST', `/api/workspaces/${tenant.workspaceId}/notifications`, {
       channel: 'webhook',
       allWorkflows: true,
-      triggerFilter: ['api'],
       webhook: { url: `${receiver.url}/never` },
     });
 
     // Assess
-    expect(answer.status).toBe(400);
-    expect(answer.body.code).toBe('VALIDATION_ERROR');
-    expect(answer.body.details[0].path).toBe('levelFilter');
+    expect(answer.status).toBe(201);
+    expect(answer.body.data.levelFilter).toEqual(expect.arrayContaining(['info', 'error']));
+    expect(answer.body.data.triggerFilter).toEqual(expect.arrayContaining(['api', 'webhook', 'schedule']));
   });
 });

@@ -38,6 +38,10 @@ export function serviceEnv(): Record<string, string> {
     // Permission groups, and with them organizations.
     ACCESS_CONTROL_ENABLED: 'true',
     LOG_SETTLE_MS: String(logSettleInMs),
+    // In bundle mode every function keeps its own lookups, as each Lambda does, so a key revoked
+    // or a permission granted through one function reaches the others only after this bound
+    // (docs/operating.md). The suite checks what each route does, not that bound: nothing is kept.
+    LOOKUP_CACHE_TTL_MS: '0',
     POWERTOOLS_LOG_LEVEL: 'WARN',
   };
 }
