@@ -19,12 +19,20 @@ import { sendMessage } from './message-sender';
 const maxVisibilityInSeconds = 12 * 60 * 60;
 
 export class SqsNotificationQueue implements NotificationQueue {
-  constructor(private readonly options: { client: SQSClient; queueUrl: string }) {}
+  /**
+   * `queueUrl` absent: the function only manages subscriptions (CDK gives it no queue); sending
+   * from there names the missing variable.
+   */
+  constructor(private readonly options: { client: SQSClient; queueUrl?: string }) {}
+
+  private get queueUrl(): string {
+    return this.options.queueUrl ?? requireEnv(queues.notifications.envVar);
+  }
 
   static fromEnv(): SqsNotificationQueue {
     return new SqsNotificationQueue({
       client: sqsClient(),
-      queueUrl: requireEnv(queues.notifications.envVar),
+      queueUrl: process.env[queues.notifications.envVar] || undefined,
     });
   }
 
@@ -40,7 +48,7 @@ export class SqsNotificationQueue implements NotificationQueue {
   async scheduleRetry(receiptHandle: string, delayInMs: number): Promise<void> {
     await this.options.client.send(
       new ChangeMessageVisibilityCommand({
-        QueueUrl: this.options.queueUrl,
+        QueueUrl: this.queueUrl,
         ReceiptHandle: receiptHandle,
         VisibilityTimeout: Math.min(maxVisibilityInSeconds, Math.max(1, Math.ceil(delayInMs / 1000))),
       }),
@@ -49,6 +57,6 @@ export class SqsNotificationQueue implements NotificationQueue {
 
   /** Through the process's sender of this queue: the events of runs ending together go in one call. */
   private async send(message: NotificationMessage): Promise<void> {
-    await sendMessage(this.options.client, this.options.queueUrl, JSON.stringify(message));
+    await sendMessage(this.options.client, this.queueUrl, JSON.stringify(message));
   }
 }
