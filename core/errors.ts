@@ -135,6 +135,22 @@ export class RateLimitExceededError extends ServiceError {
   }
 }
 
+/**
+ * A workspace at its cap on runs in progress (core/runs/admission.ts): a 429 like an empty bucket,
+ * with a code of its own, since waiting for a token does not help; a run ending does.
+ */
+export class RunsInProgressLimitError extends ServiceError {
+  override name = 'RunsInProgressLimitError';
+  readonly retryAfterInSeconds: number;
+  constructor(retryAfterInSeconds: number, message: string, options?: ServiceErrorOptions) {
+    super(message, 429, 'CONCURRENCY_LIMIT_EXCEEDED', {
+      ...options,
+      headers: { ...options?.headers, 'Retry-After': String(retryAfterInSeconds) },
+    });
+    this.retryAfterInSeconds = retryAfterInSeconds;
+  }
+}
+
 /** A workflow run that failed. Its message is the run's error, which the caller is meant to see. */
 export class ExecutionError extends ServiceError {
   override name = 'ExecutionError';

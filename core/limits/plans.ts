@@ -4,9 +4,13 @@
  * the rate, and the usage limit per calendar month (USD). Failed authentication has one rate for
  * every source address.
  *
+ * Each plan also caps a workspace's runs in progress (./run-slots.ts), so that one tenant cannot
+ * take the account's Lambda concurrency.
+ *
  * `RATE_LIMITS_JSON` may override any bucket, e.g. `{"free": {"sync": {"requestsPerMinute": 600,
- * "maxBurst": 1200}}, "authFailures": {"requestsPerMinute": 5, "maxBurst": 5}}`, and
- * `USAGE_LIMITS_JSON` any plan's usage limit, e.g. `{"free": 25}`.
+ * "maxBurst": 1200}}, "authFailures": {"requestsPerMinute": 5, "maxBurst": 5}}`, and a plan's cap
+ * on runs in progress (`{"free": {"runsInProgress": 10}}`); `USAGE_LIMITS_JSON` any plan's usage
+ * limit, e.g. `{"free": 25}`.
  */
 import type { Plan } from '../identity/types';
 import type { BucketRate } from './token-bucket';
@@ -19,6 +23,8 @@ export type PlanLimits = Record<BucketKind, BucketRate>;
 export interface LimitsConfig {
   plans: Record<Plan, PlanLimits>;
   usageLimitsUsd: Record<Plan, number>;
+  /** How many runs one workspace may have in progress at once, by the plan of whoever starts one. */
+  runsInProgress: Record<Plan, number>;
   /** Failed authentications a source address may make. */
   authFailures: BucketRate;
   /**
@@ -49,6 +55,21 @@ export const defaultUsageLimitsUsd: Record<Plan, number> = {
   enterprise: 10_000,
 };
 
+/**
+ * Runs in progress per workspace: a sync run holds its slot for seconds, an async one while it
+ * waits, so the caps leave room for a plan's bursts of async work; the largest still fits many
+ * workspaces in the account's default 1,000 concurrent Lambda executions.
+ */
+export const defaultRunsInProgress: Record<Plan, number> = {
+  free: 5,
+  pro: 20,
+  team: 50,
+  enterprise: 200,
+};
+
+/** A cap above this would not fit the workspace's item (a slot is about 50 bytes of a 400 KB item). */
+export const maxRunsInProgress = 5_000;
+
 export const defaultAuthFailureRate: BucketRate = perMinute(10, 20);
 /**
  * Ten times what one source may try (its `formSources` and `authFailures` bursts are 20), so no
@@ -75,6 +96,7 @@ export function limitsConfigFrom(env: {
 
 function rateLimitsFrom(json: string | undefined): Omit<LimitsConfig, 'usageLimitsUsd'> {
   const limits = structuredClone(defaultPlanLimits);
+  const runsInProgress = { ...defaultRunsInProgress };
   const shared: Record<SharedRateName, BucketRate> = {
     authFailures: defaultAuthFailureRate,
     formFailures: defaultFormFailureRate,
@@ -87,12 +109,25 @@ function rateLimitsFrom(json: string | undefined): Omit<LimitsConfig, 'usageLimi
     }
     if (!(name in limits)) throw new Error(`RATE_LIMITS_JSON: unknown plan "${name}"`);
     for (const [kind, rate] of Object.entries((kinds ?? {}) as Record<string, unknown>)) {
+      if (kind === 'runsInProgress') {
+        runsInProgress[name as Plan] = runsInProgressFrom(rate, name);
+        continue;
+      }
       if (!(kind in limits[name as Plan]))
         throw new Error(`RATE_LIMITS_JSON: unknown bucket "${name}.${kind}"`);
       limits[name as Plan][kind as BucketKind] = rateFrom(rate, `${name}.${kind}`);
     }
   }
-  return { plans: limits, ...shared };
+  return { plans: limits, runsInProgress, ...shared };
+}
+
+function runsInProgressFrom(value: unknown, plan: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > maxRunsInProgress) {
+    throw new Error(
+      `RATE_LIMITS_JSON: ${plan}.runsInProgress needs a whole number of runs from 1 to ${maxRunsInProgress}`,
+    );
+  }
+  return value;
 }
 
 function usageLimitsFrom(json: string | undefined): Record<Plan, number> {
