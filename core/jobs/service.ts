@@ -32,6 +32,21 @@ import {
 /** How long a job stays readable after it was accepted: `JOB_RETENTION_DAYS`, default 7 days. */
 export const defaultJobRetentionInSeconds = 7 * 24 * 3600;
 
+/**
+ * How long a job stays readable after it was accepted, from `JOB_RETENTION_DAYS` (unset: the
+ * default): never longer than the run's log entry is kept, as that entry tells that the job has
+ * settled.
+ */
+export function jobRetentionInSecondsOf(retentionInDays: string | undefined, logRetentionInDays: number): number {
+  const logRetentionInSeconds = logRetentionInDays * 24 * 3600;
+  if (retentionInDays === undefined || retentionInDays === '')
+    return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);
+  const value = Number(retentionInDays);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error('JOB_RETENTION_DAYS must be a positive number of days');
+  return Math.min(Math.round(value * 24 * 3600), logRetentionInSeconds);
+}
+
 export function jobStatusPath(taskId: string): string {
   return `/api/jobs/${encodeURIComponent(taskId)}`;
 }

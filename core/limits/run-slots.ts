@@ -62,7 +62,7 @@ export async function claimRunSlot(
 
 /** Gives back a run's slot (Finalize, a cancelled or dead-lettered job, a run that did not start). */
 export async function releaseRunSlot(
-  deps: Pick<RunSlotDeps, 'slots'>,
+  deps: { slots: Pick<RunSlotStore, 'remove'> },
   run: { workspaceId: string; executionId: string },
 ): Promise<void> {
   await deps.slots.remove(run.workspaceId, run.executionId);

@@ -14,6 +14,7 @@ import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome } f
 import { type SettleDeps, settleJob } from '../jobs/service';
 import { recordRunCost } from '../limits/service';
 import type { LimitsStore } from '../limits/types';
+import { releaseRunSlot, type RunSlotStore } from '../limits/run-slots';
 import { literalModelKeysOf, maskModelKeys } from '../workflows/model-keys';
 import type { WorkflowStore } from '../workflows/types';
 import { inputOf } from './by-reference';
@@ -199,6 +200,8 @@ export interface FinalizeDeps {
   drafts?: Pick<WorkflowStore, 'getWorkflow'>;
   /** Where the run's completion event goes, for notifications (one small message; delivery happens elsewhere). */
   notifications?: Pick<NotificationQueue, 'publishEvent'>;
+  /** The workspaces' runs in progress (core/limits/run-slots.ts): the run's slot is given back here. */
+  slots?: Pick<RunSlotStore, 'remove'>;
 }
 
 export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Promise<ExecutionAnswer> {
@@ -229,6 +232,7 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
   };
   await deps.logs.putLogEntry(entry);
   await recordRunCost(deps.usage, state, entry.cost.total);
+  if (deps.slots) await releaseRunSlot({ slots: deps.slots }, state);
   // A redelivered Finalize publishes the same event again; its deliveries are recorded once.
   await deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime(), state.userId));
   // The log entry settles an async run's job (core/jobs/service.ts); its duration is sampled.

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { validateStartInput } from '../engine/input';
-import { NotFoundError, UsageLimitExceededError, ValidationError } from '../errors';
+import { NotFoundError, RunsInProgressLimitError, UsageLimitExceededError, ValidationError } from '../errors';
 import { permits } from '../identity/access';
 import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
@@ -170,10 +170,11 @@ export interface FireDeps {
   workflows: Pick<WorkflowStore, 'getWorkflow' | 'getDeployment'>;
   schedules: Pick<ScheduleStore, 'getSchedule' | 'recordFire'>;
   /**
-   * Whose usage a run of this user counts against (core/limits): its owner's key, or a
-   * UsageLimitExceededError when the owner's usage limit is reached.
+   * Admits the fire's run (core/runs/admission.ts): whose usage a run of this user counts against,
+   * its owner's key, or a UsageLimitExceededError when the owner's usage limit is reached, or a
+   * RunsInProgressLimitError when the workspace is at its cap on runs in progress.
    */
-  usageOwnerOf(userId: string): Promise<string>;
+  usageOwnerOf(userId: string, run: { workspaceId: string; executionId: string }): Promise<string>;
   /** The schedule's user's permission group restrictions (see PrepareDeps.policyOf); none: full access. */
   policyOf?(userId: string): Promise<AccessPolicy | undefined>;
   now: () => Date;
@@ -242,18 +243,19 @@ export async function runRequestForFire(
     });
     return undefined;
   }
+  const executionId = fireExecutionId(fire.workflowId, scheduledTime);
   let usageOwner: string;
   try {
-    usageOwner = await deps.usageOwnerOf(schedule.userId);
+    usageOwner = await deps.usageOwnerOf(schedule.userId, { workspaceId: workflow.workspaceId, executionId });
   } catch (error) {
-    if (!(error instanceof UsageLimitExceededError)) throw error;
+    if (!(error instanceof UsageLimitExceededError || error instanceof RunsInProgressLimitError)) throw error;
     await deps.schedules.recordFire(fire.workflowId, { scheduledTime, error: error.message });
     return undefined;
   }
   const policy = await deps.policyOf?.(schedule.userId);
   await deps.schedules.recordFire(fire.workflowId, { scheduledTime });
   return {
-    executionId: fireExecutionId(fire.workflowId, scheduledTime),
+    executionId,
     workflowId: workflow.id,
     workspaceId: workflow.workspaceId,
     userId: schedule.userId,

@@ -1,13 +1,14 @@
 import { formRoutes } from '../../catalog/form-routes';
 import { asFormDataError, findPublicForm, formRunInput } from '../../core/forms/service';
 import { enqueueRun } from '../../core/jobs/service';
+import { admitRun } from '../../core/runs/admission';
 import { prepareRun } from '../../core/runs/prepare';
-import { admitFormRun } from '../http/limits';
 import { ok } from '../http/responses';
 import { publicRoute } from '../http/route';
 import { prepareDeps } from '../wiring/prepare';
 import { formDeps } from '../wiring/forms';
 import { enqueueDeps } from '../wiring/jobs';
+import { runAdmissionDeps } from '../wiring/limits';
 import { provenFormAccess } from './access';
 
 /**
@@ -23,17 +24,25 @@ export const handler = publicRoute(
     const form = await findPublicForm(deps, params.identifier);
     const principal = await provenFormAccess(deps, form, body, event, limits);
     const input = await formRunInput(deps, form, body.formData);
-    await admitFormRun(principal.user, limits);
-    const request = await prepareRun(prepareDeps(), principal, form.workflowId, input, {
-      trigger: 'form',
-      mode: 'async',
-      usage: limits.usage(),
-    }).catch((error) => {
-      throw asFormDataError(error);
-    });
-    limits.keepCharge();
-    logger.appendKeys({ executionId: request.executionId, workflowId: form.workflowId, formId: form.id });
-    await enqueueRun(enqueueDeps(), request);
+    // The run draws from the async bucket of the form's creator.
+    const request = await admitRun(
+      runAdmissionDeps(),
+      limits,
+      {
+        prepare: (usage) =>
+          prepareRun(prepareDeps(), principal, form.workflowId, input, { trigger: 'form', mode: 'async', usage }).catch(
+            (error) => {
+              throw asFormDataError(error);
+            },
+          ),
+        start: async (request) => {
+          logger.appendKeys({ executionId: request.executionId, workflowId: form.workflowId, formId: form.id });
+          await enqueueRun(enqueueDeps(), request);
+          return request;
+        },
+      },
+      { drawFor: principal.user },
+    );
     return ok({ success: true, data: { executionId: request.executionId } });
   },
 );

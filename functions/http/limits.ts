@@ -21,42 +21,31 @@ import {
 import {
   type Admission,
   limitOwnerOf,
-  refundCharge,
   formFailuresLeft,
   takeAuthFailure,
   takeFormFailure,
   takeFormSource,
 } from '../../core/limits/service';
 import type { LimitOwner } from '../../core/limits/types';
+import { refundTicket, type RunTicket } from '../../core/runs/admission';
 import { identityDeps } from '../wiring/identity';
 import { sourceAddressOf } from './source-address';
 import { baseChargePerRunInUsd, limitsConfig, limitsDeps } from '../wiring/limits';
 
-/** What one request drew, kept so that whatever it is answered carries the bucket's headers. */
-export class RequestLimits {
+/**
+ * What one request drew, kept so that whatever it is answered carries the bucket's headers; as the
+ * ticket of its run (core/runs/admission.ts), it holds the run's base charge until a run keeps it.
+ */
+export class RequestLimits implements RunTicket {
   owner?: LimitOwner;
   admission?: Admission;
   /** The bucket the answer's headers show, when it is not the one the run drew from. */
   shownAdmission?: Admission;
-  private runStarted = false;
-
-  /** Called once the run is on its way: its base charge is kept whatever happens next. */
-  keepCharge(): void {
-    this.runStarted = true;
-  }
-
-  /** What the run counted at admission, for its request (Finalize adds the rest of its cost). */
-  usage(): { owner: string; chargedUsd: number } | undefined {
-    if (!this.owner) return undefined;
-    return { owner: this.owner.key, chargedUsd: this.admission?.charged?.usd ?? 0 };
-  }
 
   /** A request that started no run gets its base charge back. */
   async refundUnlessStarted(): Promise<void> {
-    if (this.runStarted || !this.admission?.charged) return;
-    const admission = this.admission;
-    this.admission = { ...admission, charged: undefined };
-    await refundCharge(limitsDeps(), admission);
+    if (!this.admission?.charged) return;
+    await refundTicket({ limits: limitsDeps() }, this);
   }
 
   headers(): Record<string, string> {
@@ -137,12 +126,6 @@ export async function admitPrincipal(
   record(limits, await admitOwner(deps, owner, requestBucketOf(route, headers), baseChargePerRunInUsd()));
 }
 
-/** A webhook call draws from the async bucket of the webhook's owner. */
-export async function admitWebhookCall(user: User, limits: RequestLimits): Promise<void> {
-  const deps = limitsDeps();
-  record(limits, await admitOwner(deps, await limitOwnerOf(deps, user), 'async', baseChargePerRunInUsd()));
-}
-
 /**
  * A form access attempt (a submission, or a config read with a password or address) takes a token
  * of its source address; at a password or e-mail form it is refused, before anything is checked,
@@ -167,11 +150,6 @@ export async function admitFormAttempt(
 /** A wrong password or an address the list does not admit takes a token of its form. */
 export async function countFormFailure(formId: string): Promise<void> {
   await takeFormFailure(limitsDeps(), formId);
-}
-
-/** The run of an admitted submission draws from the async bucket of the form's creator. */
-export async function admitFormRun(user: User, limits: RequestLimits): Promise<void> {
-  await admitWebhookCall(user, limits);
 }
 
 const blockedSources = new BlockedSources();

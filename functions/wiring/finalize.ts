@@ -3,6 +3,7 @@ import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store'
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
+import { DynamoRunSlotStore } from '../../adapters/dynamodb/run-slot-store';
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { durationSampler } from '../../core/jobs/service';
@@ -28,5 +29,6 @@ export function finalizeDeps(): FinalizeDeps {
     drafts: DynamoWorkflowStore.fromEnv({ blobStore: blobStore() }),
     // Only the events a subscription matches (core/notifications/publishing.ts).
     notifications: publishingWhenMatched(SqsNotificationQueue.fromEnv(), subscriptionCache()),
+    slots: DynamoRunSlotStore.fromEnv(),
   };
 }

@@ -12,9 +12,9 @@ import { DynamoJobWriter } from '../../adapters/dynamodb/job-writer';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';
 import {
   type CancelDeps,
-  defaultJobRetentionInSeconds,
   type EnqueueDeps,
   type FailDeps,
+  jobRetentionInSecondsOf,
   settledRunFrom,
   type StartDeps,
   type StatusDeps,
@@ -30,18 +30,9 @@ export function jobStore(): DynamoJobStore {
   return DynamoJobStore.fromEnv({ blobStore: blobStore() });
 }
 
-/**
- * `JOB_RETENTION_DAYS` (default 7): how long a job stays readable after it was accepted; never
- * longer than `LOG_RETENTION_DAYS`, as the run's log entry is what tells that the job has settled.
- */
+/** `JOB_RETENTION_DAYS` (default 7), within `LOG_RETENTION_DAYS` (core/jobs/service.ts). */
 export function jobRetentionInSeconds(): number {
-  const logRetentionInSeconds = logRetentionInDaysFromEnv() * 24 * 3600;
-  const days = process.env.JOB_RETENTION_DAYS;
-  if (days === undefined || days === '') return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);
-  const value = Number(days);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error('JOB_RETENTION_DAYS must be a positive number of days');
-  return Math.min(Math.round(value * 24 * 3600), logRetentionInSeconds);
+  return jobRetentionInSecondsOf(process.env.JOB_RETENTION_DAYS, logRetentionInDaysFromEnv());
 }
 
 /** The ended run of a task id, from its log entry (one strongly consistent read). */

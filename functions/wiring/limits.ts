@@ -1,5 +1,7 @@
 import { DynamoIdentityStore } from '../../adapters/dynamodb/identity-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
+import { DynamoRunSlotStore } from '../../adapters/dynamodb/run-slot-store';
+import type { RunAdmissionDeps } from '../../core/runs/admission';
 import { type LimitsConfig, limitsConfigFrom } from '../../core/limits/plans';
 import type { Principal } from '../../core/identity/service';
 import { type LimitsBlock, type LimitsDeps, limitOwnerOf, limitsBlock } from '../../core/limits/service';
@@ -10,7 +12,7 @@ import type { RequestLimits } from '../http/limits';
 let cached: { source: string; config: LimitsConfig } | undefined;
 
 /**
- * `RATE_LIMITS_JSON` and `USAGE_LIMITS_JSON` parsed once per value: a malformed one fails every
+ * `RATE_LIMITS_JSON` (buckets, and each plan's cap on runs in progress) and `USAGE_LIMITS_JSON` parsed once per value: a malformed one fails every
  * request with a 500 (and a log line naming it) rather than letting anything through unlimited.
  */
 export function limitsConfig(): LimitsConfig {
@@ -35,6 +37,16 @@ export function limitsDeps(): LimitsDeps {
     now: () => new Date(),
     leases: tokenLeases(),
   };
+}
+
+/** The workspaces' runs in progress, alone: what gives a slot back needs no more. */
+export function runSlotStore(): DynamoRunSlotStore {
+  return DynamoRunSlotStore.fromEnv();
+}
+
+/** What admitting a run needs (core/runs/admission.ts): the owners' limits and the workspaces' runs in progress. */
+export function runAdmissionDeps(): RunAdmissionDeps {
+  return { limits: limitsDeps(), slots: runSlotStore(), baseChargeUsd: baseChargePerRunInUsd() };
 }
 
 /** The process's token leases once read: `value` absent when leasing is off. */

@@ -2,8 +2,8 @@
  * Wiring of schedules: the store on the entities table, and the registry that fires them:
  * EventBridge Scheduler in AWS, or what the local service put in the overrides.
  */
-import { admitBackgroundRun } from '../../core/limits/service';
-import { limitsDeps } from './limits';
+import { admitFire } from '../../core/runs/admission';
+import { runAdmissionDeps } from './limits';
 import { EventBridgeScheduleRegistry } from '../../adapters/aws/eventbridge-scheduler';
 import { DynamoScheduleStore } from '../../adapters/dynamodb/schedule-store';
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
@@ -64,11 +64,7 @@ export function scheduleFireDeps(): FireDeps {
     identity: identityDeps().store,
     workflows: workflowStore(),
     schedules: DynamoScheduleStore.fromEnv(),
-    usageOwnerOf: async (userId) => {
-      const user = await identityDeps().store.getUser(userId);
-      if (!user) throw new Error(`User ${userId} of a schedule is missing`);
-      return (await admitBackgroundRun(limitsDeps(), user)).key;
-    },
+    usageOwnerOf: (userId, run) => admitFire({ ...runAdmissionDeps(), identity: identityDeps().store }, userId, run),
     policyOf: async (userId) => {
       // With access control off a fire costs no read; else the schedule's user's organization is needed.
       if (!readSwitches().accessControlEnabled) return undefined;

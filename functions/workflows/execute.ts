@@ -5,10 +5,15 @@
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import { enqueueRun } from '../../core/jobs/service';
 import { withinSyncDeadline } from '../../core/runs/deadline';
+import { admitRun } from '../../core/runs/admission';
 import { prepareRun } from '../../core/runs/prepare';
 import { streamRunFile } from '../../catalog/route-definition';
 import { executionBucketOf } from '../http/limits';
-import { streamingHttpRoute } from '../http/streaming-route';
+import type { JsonResponse } from '../http/responses';
+import type { ExecutionRequest } from '../../core/runs/types';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { runAdmissionDeps } from '../wiring/limits';
+import { type ResponseSink, streamingHttpRoute } from '../http/streaming-route';
 import { executionStarter } from '../wiring/execution';
 import { syncBudgetInMs } from '../wiring/sync-budget';
 import { prepareDeps } from '../wiring/prepare';
@@ -44,27 +49,41 @@ export const handler = streamingHttpRoute(
       mode === 'sync' && (stream === true || headers['x-stream-response']?.trim().toLowerCase() === 'true');
     // A streamed run is not bound by the sync budget: its caller gets answers as it goes.
     const prepare = streamed ? { ...prepareDeps(), syncBudgetInMs: undefined } : prepareDeps();
-    const request = await prepareRun(prepare, principal, params.workflowId, input, {
-      trigger: 'api',
-      mode,
-      usage: limits.usage(),
-    });
-    limits.keepCharge();
-    logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
-    if (mode === 'async') return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
-    if (streamed) {
-      const { runStreamed } = await loadStreamedRuns();
-      const outcome = await runStreamed(request, selectedOutputs, sink);
-      logger.info('Run finished', { success: outcome.success, durationMs: outcome.durationInMs });
-      if (outcome.fault) logger.error('Streamed run broke', { error: outcome.fault as Error });
-      return undefined;
-    }
-    const answer = await withinSyncDeadline(
-      executionStarter().startSync(request),
-      request.startedAt,
-      syncBudgetInMs(),
+    return admitRun(
+      runAdmissionDeps(),
+      limits,
+      {
+        prepare: (usage) => prepareRun(prepare, principal, params.workflowId, input, { trigger: 'api', mode, usage }),
+        start: (request) => {
+          logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
+          if (mode === 'async') return enqueued(request);
+          return streamed ? runStreamedTo(sink, request, selectedOutputs, logger) : runSync(request, logger);
+        },
+      },
+      { streamed },
     );
-    logger.info('Run finished', { success: answer.body.success, durationMs: answer.body.metadata.duration });
-    return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
   },
 );
+
+async function enqueued(request: ExecutionRequest): Promise<JsonResponse> {
+  return { statusCode: 202, body: await enqueueRun(enqueueDeps(), request) };
+}
+
+async function runStreamedTo(
+  sink: ResponseSink,
+  request: ExecutionRequest,
+  selectedOutputs: string[] | undefined,
+  logger: Logger,
+): Promise<undefined> {
+  const { runStreamed } = await loadStreamedRuns();
+  const outcome = await runStreamed(request, selectedOutputs, sink);
+  logger.info('Run finished', { success: outcome.success, durationMs: outcome.durationInMs });
+  if (outcome.fault) logger.error('Streamed run broke', { error: outcome.fault as Error });
+  return undefined;
+}
+
+async function runSync(request: ExecutionRequest, logger: Logger): Promise<JsonResponse> {
+  const answer = await withinSyncDeadline(executionStarter().startSync(request), request.startedAt, syncBudgetInMs());
+  logger.info('Run finished', { success: answer.body.success, durationMs: answer.body.metadata.duration });
+  return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
+}

@@ -1,11 +1,13 @@
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import { withinSyncDeadline } from '../../core/runs/deadline';
+import { admitRun } from '../../core/runs/admission';
 import { prepareRun } from '../../core/runs/prepare';
 import type { JsonResponse } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { executionStarter } from '../wiring/execution';
 import { syncBudgetInMs } from '../wiring/sync-budget';
 import { prepareDeps } from '../wiring/prepare';
+import { runAdmissionDeps } from '../wiring/limits';
 
 /** A run by hand: answered like a sync execute, logged with trigger `manual`. */
 export const handler = httpRoute(
@@ -13,19 +15,23 @@ export const handler = httpRoute(
   'runWorkflow',
   async ({ principal, params, body, limits, logger }): Promise<JsonResponse> => {
     const deps = prepareDeps({ freshWorkflow: body.draft === true });
-    const request = await prepareRun(deps, principal, params.workflowId, body.input ?? {}, {
-      trigger: 'manual',
-      mode: 'sync',
-      draft: body.draft === true,
-      usage: limits.usage(),
+    return admitRun(runAdmissionDeps(), limits, {
+      prepare: (usage) =>
+        prepareRun(deps, principal, params.workflowId, body.input ?? {}, {
+          trigger: 'manual',
+          mode: 'sync',
+          draft: body.draft === true,
+          usage,
+        }),
+      start: async (request) => {
+        logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
+        const answer = await withinSyncDeadline(
+          executionStarter().startSync(request),
+          request.startedAt,
+          syncBudgetInMs(),
+        );
+        return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
+      },
     });
-    limits.keepCharge();
-    logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
-    const answer = await withinSyncDeadline(
-      executionStarter().startSync(request),
-      request.startedAt,
-      syncBudgetInMs(),
-    );
-    return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
   },
 );

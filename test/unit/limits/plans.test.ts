@@ -50,6 +50,7 @@ describe('limitsConfigFrom', () => {
     expect(limitsConfigFrom({})).toEqual({
       plans: defaultPlanLimits,
       usageLimitsUsd: { free: 10, pro: 100, team: 500, enterprise: 10_000 },
+      runsInProgress: { free: 5, pro: 20, team: 50, enterprise: 200 },
       authFailures: defaultAuthFailureRate,
       formFailures: { requestsPerMinute: 60, maxBurst: 600 },
       formSources: { requestsPerMinute: 10, maxBurst: 20 },
@@ -67,6 +68,25 @@ describe('limitsConfigFrom', () => {
     expect(() => limitsConfigFrom({ RATE_LIMITS_JSON: '{"formSources": {"requestsPerMinute": 0}}' })).toThrow(
       'RATE_LIMITS_JSON: formSources needs requestsPerMinute and maxBurst, both above 0',
     );
+  });
+
+  it("takes a plan's cap on runs in progress from RATE_LIMITS_JSON, beside its buckets", () => {
+    // Act
+    const config = limitsConfigFrom({
+      RATE_LIMITS_JSON: '{"pro": {"runsInProgress": 40, "sync": {"requestsPerMinute": 1, "maxBurst": 2}}}',
+    });
+
+    // Assess
+    expect(config.runsInProgress).toEqual({ free: 5, pro: 40, team: 50, enterprise: 200 });
+    expect(config.plans.pro.sync).toEqual({ requestsPerMinute: 1, maxBurst: 2 });
+  });
+
+  it('refuses a cap on runs in progress that is not a whole number from 1 to 5,000', () => {
+    for (const cap of ['0', '2.5', '"10"', '5001']) {
+      expect(() => limitsConfigFrom({ RATE_LIMITS_JSON: `{"free": {"runsInProgress": ${cap}}}` })).toThrow(
+        'RATE_LIMITS_JSON: free.runsInProgress needs a whole number of runs from 1 to 5000',
+      );
+    }
   });
 
   it('refuses a usage limit it cannot apply, naming what is wrong', () => {
