@@ -60,3 +60,28 @@ export function responseHeaderValueProblem(name: string, value: string): string 
     return `The value of response header "${name}" contains a character a header cannot carry (control characters or beyond Latin-1)`;
   return undefined;
 }
+
+/**
+ * The headers a response block's `headers` input makes, names lowercased, or why they cannot be
+ * sent. Saving refuses what it can see; what a reference brings at run time is checked here. A
+ * value that cannot be sent (a line break) is the data's fault, a name off the list the graph's:
+ * `inValue` tells them apart.
+ */
+export function responseHeadersFrom(
+  value: unknown,
+): { headers: Record<string, string> } | { problem: string; inValue: boolean } {
+  if (value === undefined || value === null) return { headers: {} };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { problem: 'Response headers must be an object', inValue: false };
+  const headers: Record<string, string> = {};
+  for (const [name, header] of Object.entries(value)) {
+    if (header === undefined || header === null) continue;
+    const text = typeof header === 'string' ? header : JSON.stringify(header);
+    const nameProblem = responseHeaderNameProblem(name);
+    if (nameProblem) return { problem: nameProblem, inValue: false };
+    const valueProblem = responseHeaderValueProblem(name, text);
+    if (valueProblem) return { problem: valueProblem, inValue: true };
+    headers[name.toLowerCase()] = text;
+  }
+  return { headers };
+}

@@ -26,6 +26,7 @@ import { type ContainerPlan, planContainer, resolveContainerInputs } from './con
 import { addModelUsage, modelCostOf } from './cost';
 import { formatBytes, jsonSizeInBytes } from './json-size';
 import { inProcessWaitLimitInMs, limitsOf } from './limits';
+import { responseHeadersFrom } from './response-headers';
 import {
   type IterationScope,
   type ReferenceScope,
@@ -118,6 +119,8 @@ export interface RunEnd {
   at: number;
   /** The run's error, naming the block that failed it. */
   error?: string;
+  /** The status of a failed run whose caller is at fault (400); absent: 500. */
+  httpStatus?: number;
   response?: ResponseData;
 }
 
@@ -640,6 +643,14 @@ export class Scheduler {
         this.refuse(frame, id, refused, startedAt, this.shownInputs(definition, run, frame));
         return;
       }
+      // A header value the run's own answer cannot carry (a reference brought a line break) is
+      // the caller's data at fault: the run ends with a 400 naming the header, not a 500.
+      const badHeaders = run.block.type === 'response' && !frame.workflow.parent && headersProblemOf(inputs);
+      if (badHeaders) {
+        this.release(task);
+        this.refuse(frame, id, badHeaders, startedAt, this.shownInputs(definition, run, frame), 400);
+        return;
+      }
       // Without `{{NAME}}` in the config, what the span shows is what the block got.
       task.shownInputs = frame.index.usesEnvironment(id) ? this.shownInputs(definition, run, frame) : inputs;
       work = definition.execute(inputs, run);
@@ -837,12 +848,13 @@ export class Scheduler {
     message: string,
     startedAt: number,
     input: Record<string, unknown> | undefined,
+    httpStatus?: number,
   ): void {
     const span = this.nextSpan(frame, id, startedAt, 'error', input);
     span.error = message;
     this.settleState(frame, id, 'failed').error = message;
     frame.state.spans.push(span);
-    if (!this.state.end) this.state.end = { at: this.deps.now(), error: message };
+    if (!this.state.end) this.state.end = { at: this.deps.now(), error: message, ...(httpStatus ? { httpStatus } : {}) };
     const root = this.frames.get(rootFrameId);
     if (root && !root.closed) {
       this.cancel(root, 'the run failed');
@@ -1292,7 +1304,7 @@ export class Scheduler {
     const result: RunResult = {
       success: !failed,
       output,
-      httpStatus: failed ? 500 : (end.response?.status ?? 200),
+      httpStatus: failed ? (end.httpStatus ?? 500) : (end.response?.status ?? 200),
       responseHeaders: failed ? {} : (end.response?.headers ?? {}),
       traceSpans: [span],
       cost: this.state.cost,
@@ -1303,4 +1315,10 @@ export class Scheduler {
     if (failed) result.error = error;
     return result;
   }
+}
+
+/** Why a value of a response block's resolved `headers` cannot be sent, or false when all can. */
+function headersProblemOf(inputs: Record<string, unknown>): string | false {
+  const made = responseHeadersFrom(inputs.headers);
+  return 'problem' in made && made.inValue ? made.problem : false;
 }

@@ -298,6 +298,14 @@ function elapsedMs(from: string, to: string): number {
   return Math.max(0, Date.parse(to) - Date.parse(from));
 }
 
+/** The status of a run its caller's data made fail (a response header it cannot send: core/engine). */
+const refusedHttpStatus = 400;
+
+function failureCodeOf(timedOut: boolean, refused: boolean): NonNullable<ExecutionAnswer['body']['code']> {
+  if (timedOut) return 'TIMEOUT';
+  return refused ? 'VALIDATION_ERROR' : 'EXECUTION_ERROR';
+}
+
 /** The answer a sync caller gets; its duration and cost are the log entry's, base charge included. */
 export function executionAnswer(
   state: ExecutionRequest,
@@ -306,14 +314,15 @@ export function executionAnswer(
 ): ExecutionAnswer {
   const totalDurationMs = entry.totalDurationMs;
   const timedOut = !result.success && result.httpStatus === timedOutHttpStatus;
+  const refused = !result.success && result.httpStatus === refusedHttpStatus;
   return {
-    httpStatus: result.success ? result.httpStatus : timedOut ? timedOutHttpStatus : 500,
+    httpStatus: result.success || timedOut || refused ? result.httpStatus : 500,
     headers: result.success ? result.responseHeaders : {},
     body: {
       success: result.success,
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(result.error === undefined ? {} : { error: result.error }),
-      ...(result.success ? {} : { code: timedOut ? ('TIMEOUT' as const) : ('EXECUTION_ERROR' as const) }),
+      ...(result.success ? {} : { code: failureCodeOf(timedOut, refused) }),
       metadata: {
         duration: totalDurationMs,
         executionId: state.executionId,

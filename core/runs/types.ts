@@ -56,9 +56,10 @@ export interface ExecutionAnswer {
     error?: string;
     /**
      * `EXECUTION_ERROR` on a failed run, so clients can tell a failed run from a crash; `TIMEOUT`
-     * on a sync run that could not finish within the sync budget (HTTP 408).
+     * on a sync run that could not finish within the sync budget (HTTP 408); `VALIDATION_ERROR`
+     * (HTTP 400) when the caller's data made the run's answer unsendable (a header with a line break).
      */
-    code?: 'EXECUTION_ERROR' | 'TIMEOUT';
+    code?: 'EXECUTION_ERROR' | 'TIMEOUT' | 'VALIDATION_ERROR';
     metadata: {
       duration: number;
       executionId: string;

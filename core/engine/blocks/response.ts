@@ -1,4 +1,4 @@
-import { responseHeaderNameProblem, responseHeaderValueProblem } from '../response-headers';
+import { responseHeadersFrom } from '../response-headers';
 import { BlockError, type BlockDefinition } from './types';
 
 function statusOf(value: unknown): number {
@@ -13,23 +13,14 @@ function statusOf(value: unknown): number {
 }
 
 /**
- * The headers as they will be sent, names lowercased. Saving refuses what it can see; a name or
- * value that comes from a reference is checked here, so an old graph or a run's data cannot set a
- * header off the list either.
+ * The headers as they will be sent, names lowercased; a name or value that comes from a reference
+ * is checked here, so an old graph or a run's data cannot set a header off the list either. (The
+ * run's own response block is checked before it runs, for a 400: see the scheduler's startBlock.)
  */
 function headersOf(value: unknown): Record<string, string> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new BlockError('Response headers must be an object');
-  const headers: Record<string, string> = {};
-  for (const [name, header] of Object.entries(value)) {
-    if (header === undefined || header === null) continue;
-    const text = typeof header === 'string' ? header : JSON.stringify(header);
-    const problem = responseHeaderNameProblem(name) ?? responseHeaderValueProblem(name, text);
-    if (problem) throw new BlockError(problem);
-    headers[name.toLowerCase()] = text;
-  }
-  return headers;
+  const made = responseHeadersFrom(value);
+  if ('problem' in made) throw new BlockError(made.problem);
+  return made.headers;
 }
 
 /** Ends the run: its `data` is the caller's output and `status` the HTTP status. */

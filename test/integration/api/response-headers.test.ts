@@ -113,7 +113,7 @@ describe('response block headers when a workflow runs', () => {
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it('fails the run, not the server, when a reference puts a line break in a value', async () => {
+  it("answers 400 naming the header, not a 500, when a reference puts a line break in a value", async () => {
     // Prepare
     const tenant = await service.get().newTenant('runner');
     const id = await deployedWorkflow(
@@ -127,9 +127,12 @@ describe('response block headers when a workflow runs', () => {
     });
 
     // Assess
-    expect(answer.body.code).toBe('EXECUTION_ERROR');
-    expect(answer.body.error).toContain('"x-note" contains a line break');
+    expect(answer.status).toBe(400);
+    expect(answer.body.code).toBe('VALIDATION_ERROR');
+    expect(answer.body.success).toBe(false);
+    expect(answer.body.error).toBe('The value of response header "x-note" contains a line break');
     expect(answer.headers.get('set-cookie')).toBeNull();
+    expect(answer.headers.get('x-note')).toBeNull();
   });
 
   it("sends nosniff on error answers, the server's own 404 and streamed runs", async () => {

@@ -18,72 +18,10 @@ import {
   usageLimitsOf,
   usagePeriodOf,
 } from '../../../core/limits/service';
-import { type BucketRate, take as takeFromBucket } from '../../../core/limits/token-bucket';
+import type { BucketRate } from '../../../core/limits/token-bucket';
 import { TokenLeases } from '../../../core/limits/token-leases';
-import type {
-  BucketKind,
-  LimitOwner,
-  LimitsStore,
-  OwnerLimits,
-  TakeOptions,
-  TakeOutcome,
-} from '../../../core/limits/types';
-
-/** The LimitsStore port in memory: one `tat` per owner and bucket, one cost per owner and period. */
-class InMemoryLimitsStore implements LimitsStore {
-  private readonly tats = new Map<string, Record<string, number>>();
-  private readonly costs = new Map<string, number>();
-  private readonly runsAdded = new Set<string>();
-  /** Takes and charges asked of the store: its writes. */
-  writes = 0;
-
-  async take(
-    ownerKey: string,
-    bucketId: string,
-    rate: BucketRate,
-    nowInMs: number,
-    { period, chargeUsd = 0, count = 1 }: TakeOptions = {},
-  ): Promise<TakeOutcome> {
-    this.writes++;
-    const buckets = this.bucketsOf(ownerKey);
-    const periodCostUsd = period ? this.costOf(ownerKey, period) : 0;
-    const outcome = takeFromBucket(rate, buckets[bucketId], nowInMs, count);
-    if (!outcome.admitted) return { admitted: false, tatInMs: buckets[bucketId] ?? nowInMs, periodCostUsd };
-    buckets[bucketId] = outcome.tatInMs;
-    if (period && chargeUsd) this.costs.set(`${ownerKey}|${period}`, periodCostUsd + chargeUsd);
-    return { admitted: true, tatInMs: outcome.tatInMs, periodCostUsd };
-  }
-
-  async read(ownerKey: string, period: string): Promise<OwnerLimits> {
-    return { tatInMs: { ...this.bucketsOf(ownerKey) }, periodCostUsd: this.costOf(ownerKey, period) };
-  }
-
-  async charge(ownerKey: string, period: string, usd: number): Promise<OwnerLimits> {
-    this.writes++;
-    const before = await this.read(ownerKey, period);
-    this.costs.set(`${ownerKey}|${period}`, before.periodCostUsd + usd);
-    return before;
-  }
-
-  async addRunCost(ownerKey: string, period: string, executionId: string, costInUsd: number): Promise<void> {
-    if (this.runsAdded.has(executionId)) return;
-    this.runsAdded.add(executionId);
-    this.costs.set(`${ownerKey}|${period}`, this.costOf(ownerKey, period) + costInUsd);
-  }
-
-  private bucketsOf(ownerKey: string): Record<string, number> {
-    let buckets = this.tats.get(ownerKey);
-    if (!buckets) {
-      buckets = {};
-      this.tats.set(ownerKey, buckets);
-    }
-    return buckets;
-  }
-
-  private costOf(ownerKey: string, period: string): number {
-    return this.costs.get(`${ownerKey}|${period}`) ?? 0;
-  }
-}
+import type { BucketKind, LimitOwner } from '../../../core/limits/types';
+import { InMemoryLimitsStore } from '../../support/in-memory-limits';
 
 const t0 = Date.parse('2026-11-22T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
