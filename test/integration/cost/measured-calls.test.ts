@@ -5,7 +5,8 @@
  * A warm process answers the caller's key, membership and workflow record, and Finalize the
  * workspace's subscriptions, from its caches. These workspaces have no subscription, so Finalize
  * publishes no completion event (core/notifications/publishing.ts): a sync run's only storage calls
- * are its token and its log entry, and the notifications worker never runs.
+ * are its token, its slot among the workspace's runs in progress (taken at admission, given back by
+ * Finalize) and its log entry, and the notifications worker never runs.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { costOfMillionRuns, totalOf, type Usage } from '../../../bench/cost/model';
@@ -43,17 +44,19 @@ describe('measured calls of a run', () => {
       'StepFunctions.EXPRESS': 1,
       'Lambda.executionStep': 1,
       'Lambda.executionFinalize': 1,
-      'DynamoDB.UpdateItem': 1,
+      // The token, the run's slot taken, and given back.
+      'DynamoDB.UpdateItem': 3,
       'DynamoDB.PutItem': 1,
     });
-    // The token (1), the log entry (its execution data gzipped, about 1 KB: 1 or 2 units as the
-    // run's timings take more or fewer digits), and its copies in the workspace's and the
-    // workflow's log indexes (2).
-    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(4);
-    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(5);
+    // The token (1), the slot taken and given back (2), the log entry (its execution data gzipped,
+    // about 1 KB: 1 or 2 units as the run's timings take more or fewer digits), and its copies in
+    // the workspace's and the workflow's log indexes (2).
+    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(6);
+    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(7);
     expect(usage.dynamoReadUnits / runs).toBe(0);
-    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(7.6);
-    expect(countedCostOf(usage)).toBeLessThanOrEqual(8.225);
+    // The slot's two writes add $1.25 a million runs (2 units at $0.625 a million).
+    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(8.85);
+    expect(countedCostOf(usage)).toBeLessThanOrEqual(9.475);
   });
 
   it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
@@ -64,11 +67,12 @@ describe('measured calls of a run', () => {
     const { 'DynamoDB.UpdateItem': updates, ...calls } = callsPerRun(usage);
 
     // Assess
-    // The tokens of the two requests and the job to processing (the log entry settles the job, which
-    // is not written again); and the workflow's recent durations, which each process writes at most
-    // once a second per workflow, so for some of these runs, measured one after another, and not for others.
-    expect(updates).toBeGreaterThanOrEqual(3);
-    expect(updates).toBeLessThanOrEqual(4);
+    // The tokens of the two requests, the run's slot taken and given back, and the job to processing
+    // (the log entry settles the job, which is not written again); and the workflow's recent
+    // durations, which each process writes at most once a second per workflow, so for some of these
+    // runs, measured one after another, and not for others.
+    expect(updates).toBeGreaterThanOrEqual(5);
+    expect(updates).toBeLessThanOrEqual(6);
     expect(calls).toEqual({
       'Lambda.executeWorkflow': 1,
       'Lambda.jobsStart': 1,
