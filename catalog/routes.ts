@@ -114,8 +114,9 @@ export const workers = {
     entry: 'functions/jobs/start.ts',
     summary: 'Starts queued asynchronous runs and schedule fires on the Standard state machine',
     access: {
-      // A schedule fire past its owner's usage limit (read from the owner's item) starts no run.
-      tables: { entities: 'readWrite', executions: 'readWrite', limits: 'read' },
+      // A schedule fire past its owner's usage limit (read from the owner's item) starts no run; one
+      // that starts takes a slot among its workspace's runs in progress (the limits table).
+      tables: { entities: 'readWrite', executions: 'readWrite', limits: 'readWrite' },
       buckets: { files: 'readWrite' },
       stateMachines: { executionAsync: 'start' },
     },

@@ -62,6 +62,21 @@ describe('job workers', () => {
     expect(actions).toEqual(['states:StartExecution']);
   });
 
+  it("lets the start worker update the limits table, where a schedule fire's run takes its slot", () => {
+    // Prepare
+    const fn = stacks.execution.workers.jobsStart;
+
+    // Act
+    const updates = statementsOfRole(execution.resources, logicalIdOf(fn.role)).filter(
+      (statement) =>
+        asList(statement.Action).includes('dynamodb:UpdateItem') &&
+        JSON.stringify(statement.Resource).includes('LimitsTable'),
+    );
+
+    // Assess
+    expect(updates).toHaveLength(1);
+  });
+
   it('lets the cancel route stop executions of the Standard machine only', () => {
     const fn = stacks.routes.execution.functions.cancelJob;
     const stack = byStack(Stack.of(fn));
