@@ -14,7 +14,10 @@ const slotsKey = (workspaceId: string) => ({ pk: `RUNS#${workspaceId}`, sk: 'RUN
 
 export class DynamoRunSlotStore extends DynamoTable implements RunSlotStore {
   static fromEnv(): DynamoRunSlotStore {
-    return new DynamoRunSlotStore({ client: dynamoDocumentClient(), tableName: requireEnv(LIMITS_TABLE_ENV) });
+    return new DynamoRunSlotStore({
+      client: dynamoDocumentClient(),
+      tableName: requireEnv(LIMITS_TABLE_ENV),
+    });
   }
 
   async add(workspaceId: string, executionId: string, expiresAtInMs: number, cap: number): Promise<boolean> {

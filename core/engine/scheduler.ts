@@ -854,7 +854,8 @@ export class Scheduler {
     span.error = message;
     this.settleState(frame, id, 'failed').error = message;
     frame.state.spans.push(span);
-    if (!this.state.end) this.state.end = { at: this.deps.now(), error: message, ...(httpStatus ? { httpStatus } : {}) };
+    if (!this.state.end)
+      this.state.end = { at: this.deps.now(), error: message, ...(httpStatus ? { httpStatus } : {}) };
     const root = this.frames.get(rootFrameId);
     if (root && !root.closed) {
       this.cancel(root, 'the run failed');

@@ -37,7 +37,10 @@ export const defaultJobRetentionInSeconds = 7 * 24 * 3600;
  * default): never longer than the run's log entry is kept, as that entry tells that the job has
  * settled.
  */
-export function jobRetentionInSecondsOf(retentionInDays: string | undefined, logRetentionInDays: number): number {
+export function jobRetentionInSecondsOf(
+  retentionInDays: string | undefined,
+  logRetentionInDays: number,
+): number {
   const logRetentionInSeconds = logRetentionInDays * 24 * 3600;
   if (retentionInDays === undefined || retentionInDays === '')
     return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);

@@ -7,7 +7,13 @@
 import type { IdentityStore, User } from '../identity/types';
 import { admitOwner } from '../limits/admission';
 import { claimRunSlot, releaseRunSlot, type RunSlotStore, type SlotLifetime } from '../limits/run-slots';
-import { type Admission, admitBackgroundRun, type LimitsDeps, limitOwnerOf, refundCharge } from '../limits/service';
+import {
+  type Admission,
+  admitBackgroundRun,
+  type LimitsDeps,
+  limitOwnerOf,
+  refundCharge,
+} from '../limits/service';
 import type { LimitOwner } from '../limits/types';
 import type { ExecutionRequest } from './types';
 
@@ -68,7 +74,11 @@ export async function admitRun<T>(
   let request: ExecutionRequest;
   try {
     request = await steps.prepare({ owner: owner.key, chargedUsd: ticket.admission?.charged?.usd ?? 0 });
-    await claimRunSlot(slotDeps(deps), { ...slotOf(request), plan: owner.plan, lifetime: lifetimeOf(request, options) });
+    await claimRunSlot(slotDeps(deps), {
+      ...slotOf(request),
+      plan: owner.plan,
+      lifetime: lifetimeOf(request, options),
+    });
   } catch (error) {
     await refundTicket(deps, ticket);
     throw error;
@@ -85,7 +95,12 @@ export async function admitRun<T>(
 
 /** Takes the run's token from the user's async bucket, kept on the ticket; throws its refusal. */
 async function drawToken(deps: RunAdmissionDeps, ticket: RunTicket, user: User): Promise<void> {
-  const result = await admitOwner(deps.limits, await limitOwnerOf(deps.limits, user), 'async', deps.baseChargeUsd);
+  const result = await admitOwner(
+    deps.limits,
+    await limitOwnerOf(deps.limits, user),
+    'async',
+    deps.baseChargeUsd,
+  );
   ticket.owner = result.owner;
   ticket.admission = result.admission;
   if (result.refusal) throw result.refusal;

@@ -30,13 +30,19 @@ export const handler = publicRoute(
       limits,
       {
         prepare: (usage) =>
-          prepareRun(prepareDeps(), principal, form.workflowId, input, { trigger: 'form', mode: 'async', usage }).catch(
-            (error) => {
-              throw asFormDataError(error);
-            },
-          ),
+          prepareRun(prepareDeps(), principal, form.workflowId, input, {
+            trigger: 'form',
+            mode: 'async',
+            usage,
+          }).catch((error) => {
+            throw asFormDataError(error);
+          }),
         start: async (request) => {
-          logger.appendKeys({ executionId: request.executionId, workflowId: form.workflowId, formId: form.id });
+          logger.appendKeys({
+            executionId: request.executionId,
+            workflowId: form.workflowId,
+            formId: form.id,
+          });
           await enqueueRun(enqueueDeps(), request);
           return request;
         },

@@ -59,5 +59,7 @@ function webhookInput(
 }
 
 function rawBodyOf(event: APIGatewayProxyEvent): string {
-  return event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+  return event.isBase64Encoded
+    ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
+    : (event.body ?? '');
 }

@@ -64,7 +64,8 @@ export function scheduleFireDeps(): FireDeps {
     identity: identityDeps().store,
     workflows: workflowStore(),
     schedules: DynamoScheduleStore.fromEnv(),
-    usageOwnerOf: (userId, run) => admitFire({ ...runAdmissionDeps(), identity: identityDeps().store }, userId, run),
+    usageOwnerOf: (userId, run) =>
+      admitFire({ ...runAdmissionDeps(), identity: identityDeps().store }, userId, run),
     policyOf: async (userId) => {
       // With access control off a fire costs no read; else the schedule's user's organization is needed.
       if (!readSwitches().accessControlEnabled) return undefined;

@@ -53,7 +53,8 @@ export const handler = streamingHttpRoute(
       runAdmissionDeps(),
       limits,
       {
-        prepare: (usage) => prepareRun(prepare, principal, params.workflowId, input, { trigger: 'api', mode, usage }),
+        prepare: (usage) =>
+          prepareRun(prepare, principal, params.workflowId, input, { trigger: 'api', mode, usage }),
         start: (request) => {
           logger.appendKeys({ executionId: request.executionId, workflowId: request.workflowId });
           if (mode === 'async') return enqueued(request);
@@ -83,7 +84,11 @@ async function runStreamedTo(
 }
 
 async function runSync(request: ExecutionRequest, logger: Logger): Promise<JsonResponse> {
-  const answer = await withinSyncDeadline(executionStarter().startSync(request), request.startedAt, syncBudgetInMs());
+  const answer = await withinSyncDeadline(
+    executionStarter().startSync(request),
+    request.startedAt,
+    syncBudgetInMs(),
+  );
   logger.info('Run finished', { success: answer.body.success, durationMs: answer.body.metadata.duration });
   return { statusCode: answer.httpStatus, headers: answer.headers, body: answer.body };
 }

@@ -113,7 +113,7 @@ describe('response block headers when a workflow runs', () => {
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it("answers 400 naming the header, not a 500, when a reference puts a line break in a value", async () => {
+  it('answers 400 naming the header, not a 500, when a reference puts a line break in a value', async () => {
     // Prepare
     const tenant = await service.get().newTenant('runner');
     const id = await deployedWorkflow(

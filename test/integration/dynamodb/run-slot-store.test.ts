@@ -32,7 +32,9 @@ describe('DynamoRunSlotStore', () => {
     const workspaceId = workspace();
 
     // Act
-    const added = await Promise.all(Array.from({ length: 50 }, () => store.add(workspaceId, run(), later, 20)));
+    const added = await Promise.all(
+      Array.from({ length: 50 }, () => store.add(workspaceId, run(), later, 20)),
+    );
 
     // Assess
     expect(added.filter(Boolean)).toHaveLength(20);

@@ -18,7 +18,6 @@ import {
   usageLimitsOf,
   usagePeriodOf,
 } from '../../../core/limits/service';
-import type { BucketRate } from '../../../core/limits/token-bucket';
 import { TokenLeases } from '../../../core/limits/token-leases';
 import type { BucketKind, LimitOwner } from '../../../core/limits/types';
 import { InMemoryLimitsStore } from '../../support/in-memory-limits';

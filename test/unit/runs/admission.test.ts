@@ -50,7 +50,11 @@ function steps(overrides: { prepareFails?: Error; startFails?: Error; mode?: 'sy
       seen.usage = usage;
       if (overrides.prepareFails) throw overrides.prepareFails;
       runs++;
-      return runState({ executionId: `exec-${runs}`, mode: overrides.mode ?? 'async', usageOwner: usage.owner });
+      return runState({
+        executionId: `exec-${runs}`,
+        mode: overrides.mode ?? 'async',
+        usageOwner: usage.owner,
+      });
     },
     start: async (request: ExecutionRequest) => {
       if (overrides.startFails) throw overrides.startFails;
@@ -161,7 +165,9 @@ describe('admitRun', () => {
     // Assess
     expect(refused).toBeInstanceOf(RunsInProgressLimitError);
     expect(refused).toMatchObject({ statusCode: 429, code: 'CONCURRENCY_LIMIT_EXCEEDED' });
-    expect((refused as Error).message).toContain('this workspace has 2 runs in progress, the cap of the free plan');
+    expect((refused as Error).message).toContain(
+      'this workspace has 2 runs in progress, the cap of the free plan',
+    );
     expect(run.seen.started).toBeUndefined();
     expect(ticket.admission?.charged).toBeUndefined();
     expect(await costOf()).toBe(3 * baseChargeUsd);
@@ -224,8 +230,14 @@ describe('admitFire', () => {
     const identity = { getUser: async (id: string) => (id === 'usr_1' ? user() : undefined) };
 
     // Act
-    const owner = await admitFire({ ...deps, identity }, 'usr_1', { workspaceId: 'ws_1', executionId: 'sched_1' });
-    const again = await admitFire({ ...deps, identity }, 'usr_1', { workspaceId: 'ws_1', executionId: 'sched_1' });
+    const owner = await admitFire({ ...deps, identity }, 'usr_1', {
+      workspaceId: 'ws_1',
+      executionId: 'sched_1',
+    });
+    const again = await admitFire({ ...deps, identity }, 'usr_1', {
+      workspaceId: 'ws_1',
+      executionId: 'sched_1',
+    });
 
     // Assess
     expect(owner).toBe('user#usr_1');
@@ -243,7 +255,10 @@ describe('admitFire', () => {
 
     // Act
     const atCap = admitFire({ ...deps, identity }, 'usr_1', { workspaceId: 'ws_1', executionId: 'sched_2' });
-    const gone = admitFire({ ...deps, identity }, 'usr_gone', { workspaceId: 'ws_1', executionId: 'sched_3' });
+    const gone = admitFire({ ...deps, identity }, 'usr_gone', {
+      workspaceId: 'ws_1',
+      executionId: 'sched_3',
+    });
 
     // Assess
     await expect(atCap).rejects.toBeInstanceOf(RunsInProgressLimitError);
