@@ -88,7 +88,7 @@ type CodeState = 'code' | 'single' | 'double' | 'template' | 'line-comment' | 'b
  * Function code: Sim puts a placeholder written inside a quoted string into the string
  * (`"Bearer {{KEY}}"`), ours inserts a JSON literal wherever it stands. So a placeholder inside
  * quotes is taken out of them (`"Bearer " + {{KEY}} + ""`), and inside a template literal becomes an
- * interpolation (`${ {{KEY}} }`); placeholders in comments are left as they are.
+ * interpolation (`${ {{KEY}} }`); a `{{NAME}}` in a comment is broken up (`{ {NAME}}`), as Sim never reads it.
  */
 export function rewriteCodePlaceholders(code: string, blockNames: ReadonlySet<string>): string {
   let result = '';
@@ -100,16 +100,19 @@ export function rewriteCodePlaceholders(code: string, blockNames: ReadonlySet<st
     const char = code[index];
     const next = code[index + 1];
     const state = states[states.length - 1];
-    if (state === 'line-comment') {
-      if (char === '\n') states.pop();
-      result += char;
-      continue;
-    }
-    if (state === 'block-comment') {
-      if (char === '*' && next === '/') {
+    if (state === 'line-comment' || state === 'block-comment') {
+      if (state === 'line-comment' && char === '\n') states.pop();
+      if (state === 'block-comment' && char === '*' && next === '/') {
         states.pop();
         result += '*/';
         index += 1;
+        continue;
+      }
+      // Sim leaves a comment alone; ours would look the variable up, and fail a run where it is not set.
+      const placeholder = char === '{' ? placeholderAt(code, index, blockNames) : undefined;
+      if (placeholder) {
+        result += `{ ${placeholder.slice(1)}`;
+        index += placeholder.length - 1;
       } else result += char;
       continue;
     }
