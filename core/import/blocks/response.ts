@@ -77,7 +77,7 @@ export const responseMapping: BlockMapping = {
     if (headers && Object.keys(headers).length > 0) {
       for (const name of Object.keys(headers)) {
         const problem = responseHeaderNameProblem(name);
-        if (problem) context.refuse(`its response header "${name}" cannot be sent here: ${problem}`);
+        if (problem) context.refuse(problem);
       }
       config.headers = headers;
     }
