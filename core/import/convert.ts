@@ -10,7 +10,7 @@ import type { Block, Edge, WorkflowGraph } from '../engine/types';
 import { droppedTypes, mappingOf, simTriggerTypes } from './blocks';
 import { containerEndHandles, containerStartHandles, simParentId } from './containers';
 import type { BlockMapContext } from './mapping';
-import { importedBlockName, simReferenceName } from './references';
+import { importedBlockName, normalizeVariableReferences, simReferenceName } from './references';
 import type {
   ConvertedWorkflow,
   ImportContext,
@@ -136,7 +136,7 @@ function convertBlocks(
       name,
       parentId: parentId ?? null,
       enabled: sim.enabled !== false,
-      config: mapping.config(mapContext),
+      config: normalizeVariableReferences(mapping.config(mapContext)),
     };
   }
   checkBodies(state, kept, conversion);
