@@ -14,10 +14,13 @@ describe('rewriteCodePlaceholders', () => {
     ['bare placeholders stay', 'return <fetch.data> + {{KEY}};', 'return <fetch.data> + {{KEY}};'],
     ['double quotes are split', 'const a = "Bearer {{KEY}}";', 'const a = "Bearer " + {{KEY}} + "";'],
     ['single quotes are split', "const a = '<start.name>!';", "const a = '' + <start.name> + '!';"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source under test, not a template
     ['templates interpolate', 'const a = `T {{KEY}}`;', 'const a = `T ${ {{KEY}} }`;'],
     [
       'code inside a template interpolation stays code',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source under test, not a template
       'const a = `x ${ {a: <start.n>}.a } y {{KEY}}`;',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source under test, not a template
       'const a = `x ${ {a: <start.n>}.a } y ${ {{KEY}} }`;',
     ],
     [
