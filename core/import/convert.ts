@@ -95,11 +95,6 @@ function convertBlocks(
     blockNames.add(simReferenceName(sim.name ?? ''));
   }
   const triggers = list.filter((sim) => simTriggerTypes.includes(sim.type));
-  if (triggers.length === 0) {
-    throw new ValidationError('The workflow has no start block', [
-      { path: 'workflow.blocks', message: `Expected one of ${simTriggerTypes.join(', ')}` },
-    ]);
-  }
   for (const extra of triggers.slice(1)) {
     refuseBlock(
       conversion,
@@ -140,6 +135,13 @@ function convertBlocks(
     };
   }
   checkBodies(state, kept, conversion);
+  if (triggers.length === 0) {
+    // A trigger of a kind this service lacks (a schedule, a webhook) is the better answer, when there is one.
+    if (conversion.unsupported.length > 0) throw new UnsupportedWorkflowError(conversion.unsupported);
+    throw new ValidationError('The workflow has no start block', [
+      { path: 'workflow.blocks', message: `Expected one of ${simTriggerTypes.join(', ')}` },
+    ]);
+  }
   return { blocks, kept };
 }
 

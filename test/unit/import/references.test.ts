@@ -73,3 +73,30 @@ describe('normalizeVariableReferences', () => {
     expect(result.output).toMatchObject({ result: 3 });
   });
 });
+
+describe('imported block names', () => {
+  it('leave dots out, as Sim references do, with a warning', async () => {
+    const document = JSON.parse(fixtureText('trigger-manual.json'));
+    document.state.blocks.answer.name = 'Answer v1.2';
+    document.state.blocks.reply = {
+      ...document.state.blocks.answer,
+      id: 'reply',
+      name: 'Reply',
+      type: 'response',
+      subBlocks: {
+        dataMode: { id: 'dataMode', type: 'dropdown', value: 'json' },
+        data: { id: 'data', type: 'code', value: '{"n": <answerv12.result>}' },
+      },
+    };
+    document.state.edges.push({ id: 'e-reply', source: 'answer', target: 'reply', sourceHandle: 'source' });
+
+    const { graph, warnings } = convertWorkflowFile(readWorkflowFile(document), noChildren);
+    const result = await runGraph(graph);
+
+    expect(graph.blocks.answer.name).toBe('Answer v12');
+    expect(warnings).toEqual([
+      { blockId: 'answer', message: expect.stringContaining('renamed "Answer v12"') },
+    ]);
+    expect(result.output).toEqual({ n: 42 });
+  });
+});
