@@ -30,7 +30,7 @@ interface Conversion {
 }
 
 function refuseBlock(conversion: Conversion, sim: SimBlock, reason: string): void {
-  conversion.unsupported.push({ id: sim.id, name: sim.name ?? sim.id, type: sim.type, reason });
+  conversion.unsupported.push({ id: sim.id, name: sim.name, type: sim.type, reason });
 }
 
 /** The handle an edge takes here; undefined when Sim's handle has no counterpart. */
@@ -77,10 +77,7 @@ function convertBlocks(
   context: ImportContext,
   conversion: Conversion,
 ): { blocks: Record<string, Block>; kept: Set<string> } {
-  const list = Object.entries(state.blocks).map(([key, sim]) => ({
-    ...sim,
-    id: typeof sim.id === 'string' ? sim.id : key,
-  }));
+  const list = Object.values(state.blocks);
   const kept = new Set<string>();
   const blockNames = new Set<string>();
   for (const sim of list) {
@@ -92,7 +89,7 @@ function convertBlocks(
       continue;
     }
     kept.add(sim.id);
-    blockNames.add(simReferenceName(sim.name ?? ''));
+    blockNames.add(simReferenceName(sim.name));
   }
   const triggers = list.filter((sim) => simTriggerTypes.includes(sim.type));
   for (const extra of triggers.slice(1)) {
@@ -120,8 +117,8 @@ function convertBlocks(
       warn: (message) => conversion.warnings.push({ blockId: sim.id, message: `${sim.name}: ${message}` }),
       refuse: (reason) => refuseBlock(conversion, sim, reason),
     };
-    const name = importedBlockName(sim.name ?? sim.id);
-    if (name !== (sim.name ?? '').trim()) {
+    const name = importedBlockName(sim.name);
+    if (name !== sim.name.trim()) {
       mapContext.warn(`renamed "${name}": references leave dots out of block names, and so do names here`);
     }
     const parentId = simParentId(sim);
@@ -186,10 +183,21 @@ function checked(graph: WorkflowGraph, state: SimWorkflowState, conversion: Conv
   }
 }
 
+/** Blocks keyed by their own id, which edges and parents use, whatever key the file gave them. */
+function keyedById(state: SimWorkflowState): SimWorkflowState {
+  const blocks = Object.entries(state.blocks).map(([key, sim]) => ({
+    ...sim,
+    id: typeof sim.id === 'string' && sim.id !== '' ? sim.id : key,
+    name: typeof sim.name === 'string' ? sim.name : key,
+  }));
+  return { ...state, blocks: Object.fromEntries(blocks.map((sim) => [sim.id, sim])) };
+}
+
 function convertSim(
-  state: SimWorkflowState,
+  file: SimWorkflowState,
   context: ImportContext,
 ): { graph: WorkflowGraph; warnings: ImportWarning[] } {
+  const state = keyedById(file);
   const conversion: Conversion = { warnings: [], unsupported: [] };
   const { blocks, kept } = convertBlocks(state, context, conversion);
   const edges = convertEdges(state, kept, conversion);
