@@ -142,7 +142,8 @@ function simShape(block: Block, state: ExportState): { type: string; subBlocks: 
       const rows = fields.map((field, index) => ({
         id: `field-${index + 1}`,
         name: field.name,
-        type: field.type ?? 'string',
+        // Sim's editor names a list of files `file[]`.
+        type: field.type === 'files' ? 'file[]' : (field.type ?? 'string'),
         value: '',
         collapsed: false,
         ...(field.required === true ? { required: true } : {}),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { toSimExport } from '../../../core/import';
 import type { SimBlock } from '../../../core/import/types';
+import { block, graphOf } from '../engine/fixtures';
 import { everyBlockGraph } from './graphs';
+import { viaSimExport } from './support';
 
 /**
  * The sub-blocks each Sim block type defines (apps/sim/blocks/blocks/*.ts), with their types, as read
@@ -96,5 +98,20 @@ describe('toSimExport block shapes', () => {
     expect(state.loops.loop.nodes).toEqual(['item']);
     expect(state.loops.inner.nodes).toEqual(['cell']);
     expect(state.parallels.fan.nodes).toEqual(['inner']);
+  });
+});
+
+describe('toSimExport start block', () => {
+  it('writes a files input as Sim writes it, file[], and reads it back as files', () => {
+    const graph = graphOf([
+      block('start', 'start', 'Start', { inputFormat: [{ name: 'docs', type: 'files', required: true }] }),
+    ]);
+
+    const { document, converted } = viaSimExport(graph);
+
+    expect(JSON.stringify(document)).toContain('"type":"file[]"');
+    expect(converted.graph.blocks.start.config.inputFormat).toEqual([
+      { name: 'docs', type: 'files', required: true },
+    ]);
   });
 });
