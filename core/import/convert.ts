@@ -72,6 +72,28 @@ function checkBodies(state: SimWorkflowState, kept: Set<string>, conversion: Con
   }
 }
 
+/**
+ * Sim's `results` of a loop or parallel holds, per iteration or branch, the outputs of every block of
+ * the body; here, the output of the body's last block. A block that reads them is told.
+ */
+function warnOfContainerResults(blocks: Record<string, Block>, conversion: Conversion): void {
+  const containers = Object.values(blocks).filter(
+    (block) => block.type === 'loop' || block.type === 'parallel',
+  );
+  if (containers.length === 0) return;
+  for (const block of Object.values(blocks)) {
+    const text = JSON.stringify(block.config).toLowerCase();
+    for (const container of containers) {
+      const reference = `<${simReferenceName(container.name)}.results`;
+      if (!text.includes(reference)) continue;
+      conversion.warnings.push({
+        blockId: block.id,
+        message: `${block.name}: ${reference}> differs from Sim: there each ${container.type === 'loop' ? 'iteration' : 'branch'} gives a list of the outputs of all its blocks, here the output of its last block (several last blocks: an object keyed by their names)`,
+      });
+    }
+  }
+}
+
 function convertBlocks(
   state: SimWorkflowState,
   context: ImportContext,
@@ -132,6 +154,7 @@ function convertBlocks(
     };
   }
   checkBodies(state, kept, conversion);
+  warnOfContainerResults(blocks, conversion);
   if (triggers.length === 0) {
     // A trigger of a kind this service lacks (a schedule, a webhook) is the better answer, when there is one.
     if (conversion.unsupported.length > 0) throw new UnsupportedWorkflowError(conversion.unsupported);
