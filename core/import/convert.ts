@@ -8,7 +8,12 @@ import { ValidationError } from '../errors';
 import { validateGraph } from '../engine/graph';
 import type { Block, Edge, WorkflowGraph } from '../engine/types';
 import { droppedTypes, mappingOf, simTriggerTypes } from './blocks';
-import { containerEndHandles, containerStartHandles, simParentId } from './containers';
+import {
+  containerEndHandles,
+  containerStartHandles,
+  readersOfContainerResults,
+  simParentId,
+} from './containers';
 import type { BlockMapContext } from './mapping';
 import { importedBlockName, normalizeVariableReferences, simReferenceName } from './references';
 import type {
@@ -72,25 +77,12 @@ function checkBodies(state: SimWorkflowState, kept: Set<string>, conversion: Con
   }
 }
 
-/**
- * Sim's `results` of a loop or parallel holds, per iteration or branch, the outputs of every block of
- * the body; here, the output of the body's last block. A block that reads them is told.
- */
 function warnOfContainerResults(blocks: Record<string, Block>, conversion: Conversion): void {
-  const containers = Object.values(blocks).filter(
-    (block) => block.type === 'loop' || block.type === 'parallel',
-  );
-  if (containers.length === 0) return;
-  for (const block of Object.values(blocks)) {
-    const text = JSON.stringify(block.config).toLowerCase();
-    for (const container of containers) {
-      const reference = `<${simReferenceName(container.name)}.results`;
-      if (!text.includes(reference)) continue;
-      conversion.warnings.push({
-        blockId: block.id,
-        message: `${block.name}: ${reference}> differs from Sim: there each ${container.type === 'loop' ? 'iteration' : 'branch'} gives a list of the outputs of all its blocks, here the output of its last block (several last blocks: an object keyed by their names)`,
-      });
-    }
+  for (const reader of readersOfContainerResults(blocks)) {
+    conversion.warnings.push({
+      blockId: reader.block.id,
+      message: `${reader.block.name}: ${reader.difference}`,
+    });
   }
 }
 

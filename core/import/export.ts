@@ -5,6 +5,7 @@
  */
 import type { Block, Edge, WorkflowGraph } from '../engine/types';
 import { simModelOf } from './blocks/models';
+import { readersOfContainerResults } from './containers';
 import { simReferenceName } from './references';
 import { isRecord, objectToTable } from './sim-values';
 import type { ImportWarning, SimBlock, SimEdge, SimVariable } from './types';
@@ -438,6 +439,14 @@ export function toSimExport(workflow: {
         distribution: data.collection ?? '',
         parallelType: data.parallelType,
       };
+    }
+  }
+  for (const reader of readersOfContainerResults(graph.blocks)) {
+    if (kept.has(reader.block.id)) {
+      state.warnings.push({
+        blockId: reader.block.id,
+        message: `${reader.block.name}: ${reader.difference}`,
+      });
     }
   }
   const variables = Object.fromEntries(

@@ -122,7 +122,11 @@ describe('our graph → Sim export → our graph', () => {
 
     expect(simImportErrors(JSON.stringify(document))).toEqual([]);
     expect(simImportErrors(JSON.stringify({ data: document }))).toEqual([]);
-    expect(warnings).toEqual([{ blockId: 'doc', message: expect.stringContaining('no counterpart in Sim') }]);
+    expect(warnings).toEqual([
+      { blockId: 'doc', message: expect.stringContaining('no counterpart in Sim') },
+      { blockId: 'reply', message: expect.stringContaining('<each.results> differs from Sim') },
+      { blockId: 'reply', message: expect.stringContaining('<fan.results> differs from Sim') },
+    ]);
     expect(document).toMatchObject({
       version: '1.0',
       state: { metadata: { name: 'Every block', description: 'All of them' } },
