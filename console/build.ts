@@ -31,7 +31,7 @@ function optionsOf(outDir: string): BuildOptions {
     bundle: true,
     minify: true,
     format: 'esm',
-    target: 'es2020',
+    target: 'es2022',
     legalComments: 'none',
     metafile: true,
     logLevel: 'silent',
