@@ -12,5 +12,7 @@ if (root) {
     startError = error;
   });
   root.removeAttribute('aria-busy');
+  // The page's "Loading…" placeholder goes: Preact renders beside what is there.
+  root.replaceChildren();
   render(html`<${App} config=${config} startError=${startError} />`, root);
 }
