@@ -66,7 +66,9 @@ describe('console settings', () => {
     // Prepare
     const tenant = await service.get().newTenant('console-keys');
     const page = await browser.page();
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(consoleUrl()).origin });
+    await page
+      .context()
+      .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(consoleUrl()).origin });
     await signedIn(page, consoleUrl(), tenant.apiKey, `#/w/${tenant.workspaceId}/settings`);
 
     // Act: create

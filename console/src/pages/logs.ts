@@ -227,7 +227,9 @@ export function Logs({ workspace, params }: { workspace: Workspace; params: URLS
       </tr></thead>
       <tbody>
         ${rows.map(
-          (row) => html`<tr key=${row.id} class=${row.level === 'error' ? 'failed' : ''} onClick=${(
+          (
+            row,
+          ) => html`<tr key=${row.id} data-execution-id=${row.executionId} class=${row.level === 'error' ? 'failed' : ''} onClick=${(
             event: MouseEvent,
           ) => {
             if (!(event.target as HTMLElement).closest('a'))
