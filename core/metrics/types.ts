@@ -40,7 +40,7 @@ export interface HourCounters {
  * DynamoDB's 400 KB item) whatever a workspace runs; runs of workflows beyond it still count in
  * the totals.
  */
-export const maxWorkflowsPerHour = 100;
+export const maxWorkflowsPerHour = 50;
 
 /** Port. */
 export interface MetricsStore {
