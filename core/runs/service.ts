@@ -13,6 +13,8 @@ import { redactSecrets } from '../environment/redact';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome } from './types';
 import { type SettleDeps, settleJob } from '../jobs/service';
 import { recordRunCost } from '../limits/service';
+import { recordRunMetrics } from '../metrics/record';
+import type { MetricsStore } from '../metrics/types';
 import type { LimitsStore } from '../limits/types';
 import { literalModelKeysOf, maskModelKeys } from '../workflows/model-keys';
 import type { WorkflowStore } from '../workflows/types';
@@ -197,6 +199,8 @@ export interface FinalizeDeps {
   baseChargePerRunInUsd: number;
   /** Where a draft run's graph is read, to keep it with the entry (drafts change; deployments do not). */
   drafts?: Pick<WorkflowStore, 'getWorkflow'>;
+  /** The run counters of the metrics route (core/metrics). */
+  metrics?: Pick<MetricsStore, 'recordRun'>;
   /** Where the run's completion event goes, for notifications (one small message; delivery happens elsewhere). */
   notifications?: Pick<NotificationQueue, 'publishEvent'>;
 }
@@ -227,7 +231,8 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     ...(await draftGraphOf(deps, state)),
     loggedAt: deps.now().toISOString(),
   };
-  await deps.logs.putLogEntry(entry);
+  // Counted with the entry's first write only, so a redelivered Finalize does not count the run twice.
+  if ((await deps.logs.putLogEntry(entry)) && deps.metrics) await recordRunMetrics(deps.metrics, entry);
   await recordRunCost(deps.usage, state, entry.cost.total);
   // A redelivered Finalize publishes the same event again; its deliveries are recorded once.
   await deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime(), state.userId));

@@ -5,7 +5,7 @@
  * A warm process answers the caller's key, membership and workflow record, and Finalize the
  * workspace's subscriptions, from its caches. These workspaces have no subscription, so Finalize
  * publishes no completion event (core/notifications/publishing.ts): a sync run's only storage calls
- * are its token and its log entry, and the notifications worker never runs.
+ * are its token, its log entry and its count in the metrics, and the notifications worker never runs.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { costOfMillionRuns, totalOf, type Usage } from '../../../bench/cost/model';
@@ -43,17 +43,18 @@ describe('measured calls of a run', () => {
       'StepFunctions.EXPRESS': 1,
       'Lambda.executionStep': 1,
       'Lambda.executionFinalize': 1,
-      'DynamoDB.UpdateItem': 1,
+      // The token, and the run's count in its workspace's hour (core/metrics).
+      'DynamoDB.UpdateItem': 2,
       'DynamoDB.PutItem': 1,
     });
     // The token (1), the log entry (its execution data gzipped, about 1 KB: 1 or 2 units as the
-    // run's timings take more or fewer digits), and its copies in the workspace's and the
-    // workflow's log indexes (2).
-    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(4);
-    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(5);
+    // run's timings take more or fewer digits), its copies in the workspace's and the workflow's
+    // log indexes (2), and the hour's counters (1: a small item).
+    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(5);
+    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(6);
     expect(usage.dynamoReadUnits / runs).toBe(0);
-    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(7.6);
-    expect(countedCostOf(usage)).toBeLessThanOrEqual(8.225);
+    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(8.225);
+    expect(countedCostOf(usage)).toBeLessThanOrEqual(8.85);
   });
 
   it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
@@ -65,10 +66,11 @@ describe('measured calls of a run', () => {
 
     // Assess
     // The tokens of the two requests and the job to processing (the log entry settles the job, which
-    // is not written again); and the workflow's recent durations, which each process writes at most
-    // once a second per workflow, so for some of these runs, measured one after another, and not for others.
-    expect(updates).toBeGreaterThanOrEqual(3);
-    expect(updates).toBeLessThanOrEqual(4);
+    // is not written again); the run's count in its workspace's hour; and the workflow's recent
+    // durations, which each process writes at most once a second per workflow, so for some of these
+    // runs, measured one after another, and not for others.
+    expect(updates).toBeGreaterThanOrEqual(4);
+    expect(updates).toBeLessThanOrEqual(5);
     expect(calls).toEqual({
       'Lambda.executeWorkflow': 1,
       'Lambda.jobsStart': 1,
