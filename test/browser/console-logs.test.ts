@@ -194,12 +194,46 @@ describe('console run', () => {
   });
 });
 
+describe('console long trace', () => {
+  it('draws only the rows in view of a long trace, with the failing span after the loop selected in view', async () => {
+    // Prepare: 3 + 2 × 300 + 1 rows, the failing one last
+    const longId = await namedWorkflow(tenant, 'Long orders', loopGraph(300, true));
+    const executionId = await ranOnce(tenant, longId, { text: 'many' });
+    const page = await browser.page();
+
+    // Act
+    await signedIn(page, consoleUrl(), tenant.apiKey, `#/w/${tenant.workspaceId}/runs/log_${executionId}`);
+
+    // Assess
+    const tree = page.getByRole('tree', { name: 'Trace' });
+    await expect.poll(() => tree.getAttribute('data-rows')).toBe(String(3 + 2 * 300 + 1));
+    const failing = page.getByRole('treeitem', { name: /^Parse/ });
+    await expect.poll(() => failing.getAttribute('aria-selected')).toBe('true');
+    expect(await failing.getAttribute('aria-posinset')).toBe('3');
+    expect(await failing.getAttribute('aria-level')).toBe('2');
+    const drawn = await page.getByRole('treeitem').count();
+    expect(drawn).toBeLessThan(100);
+    expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(0);
+
+    // Act: Home goes to the first row, drawing the top of the tree
+    await failing.focus();
+    await page.keyboard.press('Home');
+
+    // Assess
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toMatch(/^Workflow execution/);
+    expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(1);
+    expect(await page.getByRole('treeitem', { name: /^Parse/ }).count()).toBe(0);
+  });
+});
+
 describe('console workflows', () => {
   it('lists the workflows with their last run, and runs one from a form made from its start block', async () => {
     // Prepare
     const page = await browser.page();
     await signedIn(page, consoleUrl(), tenant.apiKey, `#/w/${tenant.workspaceId}/workflows`);
-    const orders = page.getByRole('row', { name: /Orders/ });
+    const orders = page.getByRole('row', { name: /^Orders / });
     await expect.poll(() => orders.innerText()).toMatch(/Deployed.*Error.*\t\d+\t100 %/s);
 
     // Act
