@@ -36,12 +36,11 @@ export interface ConsoleBench {
 async function openInMs(page: Page, url: string, rows: number): Promise<number> {
   await page.goto('about:blank');
   await page.goto(url);
+  // A string, evaluated in the page: this module is type checked without the DOM's names.
   const done = await page.waitForFunction(
-    (count) =>
-      document.querySelector('[role="tree"]')?.getAttribute('data-rows') === String(count) &&
-      document.querySelector('[role="treeitem"][aria-selected="true"]') !== null &&
-      performance.now(),
-    rows,
+    `document.querySelector('[role="tree"]')?.getAttribute('data-rows') === '${rows}' &&
+      document.querySelector('[role="treeitem"][aria-selected="true"]') !== null && performance.now()`,
+    undefined,
     { polling: 'raf', timeout: 30_000 },
   );
   return Math.round(Number(await done.jsonValue()));
@@ -50,12 +49,11 @@ async function openInMs(page: Page, url: string, rows: number): Promise<number> 
 /** From the first row to the last by the End key: milliseconds until the last span's row is drawn. */
 async function scrollToEndInMs(page: Page, lastSpan: string): Promise<number> {
   await page.locator('[role="treeitem"][aria-selected="true"]').focus();
-  const started = await page.evaluate(() => performance.now());
+  const started = await page.evaluate<number>('performance.now()');
   await page.keyboard.press('End');
   const done = await page.waitForFunction(
-    (name) =>
-      document.activeElement?.getAttribute('aria-label')?.startsWith(name) === true && performance.now(),
-    lastSpan,
+    `document.activeElement?.getAttribute('aria-label')?.startsWith(${JSON.stringify(lastSpan)}) === true && performance.now()`,
+    undefined,
     { polling: 'raf', timeout: 30_000 },
   );
   return Math.round(Number(await done.jsonValue()) - started);

@@ -8,6 +8,7 @@ import {
   namedWorkflow,
   ranOnce,
   signedIn,
+  patience,
 } from '../support/console';
 import { threeBlockGraph, useLocalService } from '../support/service';
 
@@ -33,7 +34,7 @@ describe('console dashboard', () => {
     );
 
     // Assess
-    await expect.poll(() => page.locator('[data-total="runs"]').textContent()).toBe('5');
+    await expect.poll(() => page.locator('[data-total="runs"]').textContent(), patience).toBe('5');
     expect(await page.locator('[data-total="errors"]').textContent()).toBe('2');
     expect(await page.locator('.chart canvas').count()).toBe(2);
     const failing = page.getByRole('row', { name: /Orders/ });
@@ -47,7 +48,7 @@ describe('console dashboard', () => {
     await expect
       .poll(() => page.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed'))
       .toBe('true');
-    await expect.poll(() => page.getByText('Runs and errors per day').count()).toBe(1);
+    await expect.poll(() => page.getByText('Runs and errors per day').count(), patience).toBe(1);
     expect(await page.locator('[data-total="runs"]').textContent()).toBe('5');
     expect(await page.locator('[data-total="errors"]').textContent()).toBe('2');
   });

@@ -10,6 +10,7 @@ import {
   namedWorkflow,
   ranOnce,
   signedIn,
+  patience,
 } from '../support/console';
 import { type Tenant, threeBlockGraph, useLocalService } from '../support/service';
 
@@ -43,7 +44,7 @@ describe('console logs', () => {
     // Prepare
     const page = await browser.page();
     await signedIn(page, consoleUrl(), tenant.apiKey, logsHash());
-    await expect.poll(() => logRows(page).count()).toBe(3);
+    await expect.poll(() => logRows(page).count(), patience).toBe(3);
     expect(await page.getByRole('columnheader').allInnerTexts()).toEqual([
       'Workflow',
       'Started',
@@ -58,13 +59,13 @@ describe('console logs', () => {
     await page.getByLabel('Status').selectOption('error');
 
     // Assess
-    await expect.poll(() => workflowColumn(page)).toEqual(['Orders']);
+    await expect.poll(() => workflowColumn(page), patience).toEqual(['Orders']);
     expect(await logRows(page).first().innerText()).toContain('Error');
     const address = page.url();
     expect(new URLSearchParams(address.split('?').pop()).get('level')).toBe('error');
     const other = await browser.page();
     await signedIn(other, consoleUrl(), tenant.apiKey, address.slice(address.indexOf('#')));
-    await expect.poll(() => workflowColumn(other)).toEqual(['Orders']);
+    await expect.poll(() => workflowColumn(other), patience).toEqual(['Orders']);
     expect(await other.getByLabel('Status').inputValue()).toBe('error');
   });
 
@@ -72,14 +73,14 @@ describe('console logs', () => {
     // Prepare
     const page = await browser.page();
     await signedIn(page, consoleUrl(), tenant.apiKey, logsHash());
-    await expect.poll(() => logRows(page).count()).toBe(3);
+    await expect.poll(() => logRows(page).count(), patience).toBe(3);
 
     // Act
     await page.getByLabel('Search').fill('workflow:"Hello" duration:>0');
     await page.getByLabel('Search').press('Enter');
 
     // Assess
-    await expect.poll(() => workflowColumn(page)).toEqual(['Hello', 'Hello']);
+    await expect.poll(() => workflowColumn(page), patience).toEqual(['Hello', 'Hello']);
     expect(new URLSearchParams(page.url().split('?').pop()).get('q')).toBe('workflow:"Hello" duration:>0');
 
     // Act
@@ -87,10 +88,10 @@ describe('console logs', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
 
     // Assess
-    await expect.poll(() => workflowColumn(page)).toEqual(['Orders']);
+    await expect.poll(() => workflowColumn(page), patience).toEqual(['Orders']);
     const reopened = await browser.page();
     await signedIn(reopened, consoleUrl(), tenant.apiKey, page.url().slice(page.url().indexOf('#')));
-    await expect.poll(() => workflowColumn(reopened)).toEqual(['Orders']);
+    await expect.poll(() => workflowColumn(reopened), patience).toEqual(['Orders']);
     expect(await reopened.getByLabel('Search').inputValue()).toBe(`level:error ${failedExecutionId}`);
 
     // Act
@@ -98,7 +99,9 @@ describe('console logs', () => {
     await page.getByLabel('Search').press('Enter');
 
     // Assess
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Unknown search term "colour:"');
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), patience)
+      .toContain('Unknown search term "colour:"');
     expect(await logRows(page).count()).toBe(0);
   });
 
@@ -106,7 +109,7 @@ describe('console logs', () => {
     // Prepare
     const page = await browser.page();
     await signedIn(page, consoleUrl(), tenant.apiKey, `${logsHash()}?level=error`);
-    await expect.poll(() => workflowColumn(page)).toEqual(['Orders']);
+    await expect.poll(() => workflowColumn(page), patience).toEqual(['Orders']);
 
     // Act
     const [download] = await Promise.all([
@@ -135,7 +138,7 @@ describe('console logs', () => {
     // Prepare
     const page = await browser.page();
     await signedIn(page, consoleUrl(), tenant.apiKey, `${logsHash()}?live=1`);
-    await expect.poll(() => logRows(page).count()).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => logRows(page).count(), patience).toBeGreaterThanOrEqual(3);
     const before = await logRows(page).count();
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
 
@@ -165,7 +168,7 @@ describe('console run', () => {
 
     // Assess
     const failing = page.getByRole('treeitem', { name: /^Parse/ });
-    await expect.poll(() => failing.getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => failing.getAttribute('aria-selected'), patience).toBe('true');
     expect(await failing.isVisible()).toBe(true);
     expect(
       await failing.evaluate((element) => {
@@ -187,7 +190,7 @@ describe('console run', () => {
     await page.keyboard.press('ArrowUp');
 
     // Assess
-    await expect.poll(() => failing.getAttribute('aria-selected')).toBe('false');
+    await expect.poll(() => failing.getAttribute('aria-selected'), patience).toBe('false');
     expect(await page.locator('[role="treeitem"][aria-selected="true"]').getAttribute('aria-label')).toMatch(
       /^Step/,
     );
@@ -206,9 +209,9 @@ describe('console long trace', () => {
 
     // Assess
     const tree = page.getByRole('tree', { name: 'Trace' });
-    await expect.poll(() => tree.getAttribute('data-rows')).toBe(String(3 + 2 * 300 + 1));
+    await expect.poll(() => tree.getAttribute('data-rows'), patience).toBe(String(3 + 2 * 300 + 1));
     const failing = page.getByRole('treeitem', { name: /^Parse/ });
-    await expect.poll(() => failing.getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => failing.getAttribute('aria-selected'), patience).toBe('true');
     expect(await failing.getAttribute('aria-posinset')).toBe('3');
     expect(await failing.getAttribute('aria-level')).toBe('2');
     const drawn = await page.getByRole('treeitem').count();
@@ -221,7 +224,7 @@ describe('console long trace', () => {
 
     // Assess
     await expect
-      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null"))
       .toMatch(/^Workflow execution/);
     expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(1);
     expect(await page.getByRole('treeitem', { name: /^Parse/ }).count()).toBe(0);
@@ -234,7 +237,7 @@ describe('console workflows', () => {
     const page = await browser.page();
     await signedIn(page, consoleUrl(), tenant.apiKey, `#/w/${tenant.workspaceId}/workflows`);
     const orders = page.getByRole('row', { name: /^Orders / });
-    await expect.poll(() => orders.innerText()).toMatch(/Deployed.*Error.*\t\d+\t100 %/s);
+    await expect.poll(() => orders.innerText(), patience).toMatch(/Deployed.*Error.*\t\d+\t100 %/s);
 
     // Act
     await page.getByRole('link', { name: 'Hello' }).click();
@@ -244,7 +247,9 @@ describe('console workflows', () => {
     await page.getByRole('button', { name: 'Run', exact: true }).last().click();
 
     // Assess
-    await expect.poll(() => page.locator('.run-answer').innerText()).toContain('"shouted": "LINUS"');
+    await expect
+      .poll(() => page.locator('.run-answer').innerText(), patience)
+      .toContain('"shouted": "LINUS"');
     expect(await page.locator('[data-block="shout"]').innerText()).toContain('Shout');
     const logged = await tenant.call(
       'GET',

@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBrowser } from '../support/browser';
-import { consoleScreenshot, consoleUrlOf, signedIn } from '../support/console';
+import { consoleScreenshot, consoleUrlOf, signedIn, patience } from '../support/console';
 import { useLocalService } from '../support/service';
 
 const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
@@ -61,7 +61,7 @@ describe('console notifications', () => {
 
     // Assess
     const row = page.getByRole('row', { name: /webhook/ });
-    await expect.poll(() => row.innerText()).toContain(`${receiverUrl}/runs (signed)`);
+    await expect.poll(() => row.innerText(), patience).toContain(`${receiverUrl}/runs (signed)`);
     const stored = await tenant.call('GET', `/api/workspaces/${tenant.workspaceId}/notifications`);
     expect(stored.body.data).toEqual([
       expect.objectContaining({
@@ -76,7 +76,7 @@ describe('console notifications', () => {
     await row.getByRole('button', { name: 'Send test' }).click();
 
     // Assess
-    await expect.poll(() => received.length).toBe(1);
+    await expect.poll(() => received.length, patience).toBe(1);
     expect(received[0].path).toBe('/runs');
     expect(received[0].headers['svc-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     const deliveries = page.getByRole('region', { name: 'Recent deliveries' });
@@ -96,7 +96,7 @@ describe('console notifications', () => {
     await row.getByRole('button', { name: 'Delete' }).click();
 
     // Assess
-    await expect.poll(() => page.getByText('No notifications yet.').count()).toBe(1);
+    await expect.poll(() => page.getByText('No notifications yet.').count(), patience).toBe(1);
     expect(
       (await tenant.call('GET', `/api/workspaces/${tenant.workspaceId}/notifications`)).body.data,
     ).toEqual([]);

@@ -76,3 +76,6 @@ export async function ranOnce(
   if (!executionId) throw new Error(`The run did not start: ${answer.status} ${JSON.stringify(answer.body)}`);
   return executionId;
 }
+
+/** How long a test waits for the page to show what the service answers: a loaded machine is slow. */
+export const patience = { timeout: 10_000 };
