@@ -3,7 +3,8 @@
  * API's cursor), "Live" new runs on top (the polling cursor), and the filter's rows as CSV.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { download, logsCsv } from '../csv';
+import { logsCsv } from '../csv';
+import { download } from '../download';
 import { formatCost, formatDuration, formatTime } from '../format';
 import { html } from '../html';
 import {
