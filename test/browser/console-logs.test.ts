@@ -11,6 +11,7 @@ import {
   ranOnce,
   signedIn,
   patience,
+  slowTestTimeoutInMs,
 } from '../support/console';
 import { type Tenant, threeBlockGraph, useLocalService } from '../support/service';
 
@@ -198,37 +199,43 @@ describe('console run', () => {
 });
 
 describe('console long trace', () => {
-  it('draws only the rows in view of a long trace, with the failing span after the loop selected in view', async () => {
-    // Prepare: 3 + 2 × 300 + 1 rows, the failing one last
-    const longId = await namedWorkflow(tenant, 'Long orders', loopGraph(300, true));
-    const executionId = await ranOnce(tenant, longId, { text: 'many' });
-    const page = await browser.page();
+  it(
+    'draws only the rows in view of a long trace, with the failing span after the loop selected in view',
+    async () => {
+      // Prepare: 3 + 2 × 300 + 1 rows, the failing one last
+      const longId = await namedWorkflow(tenant, 'Long orders', loopGraph(300, true));
+      const executionId = await ranOnce(tenant, longId, { text: 'many' });
+      const page = await browser.page();
 
-    // Act
-    await signedIn(page, consoleUrl(), tenant.apiKey, `#/w/${tenant.workspaceId}/runs/log_${executionId}`);
+      // Act
+      await signedIn(page, consoleUrl(), tenant.apiKey, `#/w/${tenant.workspaceId}/runs/log_${executionId}`);
 
-    // Assess
-    const tree = page.getByRole('tree', { name: 'Trace' });
-    await expect.poll(() => tree.getAttribute('data-rows'), patience).toBe(String(3 + 2 * 300 + 1));
-    const failing = page.getByRole('treeitem', { name: /^Parse/ });
-    await expect.poll(() => failing.getAttribute('aria-selected'), patience).toBe('true');
-    expect(await failing.getAttribute('aria-posinset')).toBe('3');
-    expect(await failing.getAttribute('aria-level')).toBe('2');
-    const drawn = await page.getByRole('treeitem').count();
-    expect(drawn).toBeLessThan(100);
-    expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(0);
+      // Assess
+      const tree = page.getByRole('tree', { name: 'Trace' });
+      await expect.poll(() => tree.getAttribute('data-rows'), patience).toBe(String(3 + 2 * 300 + 1));
+      const failing = page.getByRole('treeitem', { name: /^Parse/ });
+      await expect.poll(() => failing.getAttribute('aria-selected'), patience).toBe('true');
+      expect(await failing.getAttribute('aria-posinset')).toBe('3');
+      expect(await failing.getAttribute('aria-level')).toBe('2');
+      const drawn = await page.getByRole('treeitem').count();
+      expect(drawn).toBeLessThan(100);
+      expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(0);
 
-    // Act: Home goes to the first row, drawing the top of the tree
-    await failing.focus();
-    await page.keyboard.press('Home');
+      // Act: Home goes to the first row, drawing the top of the tree
+      await failing.focus();
+      await page.keyboard.press('Home');
 
-    // Assess
-    await expect
-      .poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null"))
-      .toMatch(/^Workflow execution/);
-    expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(1);
-    expect(await page.getByRole('treeitem', { name: /^Parse/ }).count()).toBe(0);
-  });
+      // Assess
+      await expect
+        .poll(() =>
+          page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null"),
+        )
+        .toMatch(/^Workflow execution/);
+      expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(1);
+      expect(await page.getByRole('treeitem', { name: /^Parse/ }).count()).toBe(0);
+    },
+    slowTestTimeoutInMs,
+  );
 });
 
 describe('console workflows', () => {

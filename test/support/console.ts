@@ -79,3 +79,6 @@ export async function ranOnce(
 
 /** How long a test waits for the page to show what the service answers: a loaded machine is slow. */
 export const patience = { timeout: 10_000 };
+
+/** For a test that makes many runs (or a long one) before it opens the page. */
+export const slowTestTimeoutInMs = 90_000;
