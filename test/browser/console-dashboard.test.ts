@@ -49,7 +49,7 @@ describe('console dashboard', () => {
 
       // Assess
       await expect
-        .poll(() => page.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed'))
+        .poll(() => page.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed'), patience)
         .toBe('true');
       await expect.poll(() => page.getByText('Runs and errors per day').count(), patience).toBe(1);
       expect(await page.locator('[data-total="runs"]').textContent()).toBe('5');

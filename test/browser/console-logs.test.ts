@@ -227,8 +227,9 @@ describe('console long trace', () => {
 
       // Assess
       await expect
-        .poll(() =>
-          page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null"),
+        .poll(
+          () => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null"),
+          patience,
         )
         .toMatch(/^Workflow execution/);
       expect(await page.getByRole('treeitem', { name: /^Start/ }).count()).toBe(1);
