@@ -1,7 +1,7 @@
 /** Wire schemas of the log API: the query's parameters and the three answers. */
 import * as z from './zod';
 import { triggers } from '../core/triggers';
-import { id, workflowGraph } from './schemas';
+import { id, isoTimestamp, workflowGraph } from './schemas';
 
 /** Page sizes the log list accepts; the interface's default page is 100. */
 export const minLogLimit = 1;
@@ -30,22 +30,6 @@ function commaList<T extends z.ZodMiniType<string>>(item: T, what: string) {
       ) as unknown as z.ZodMiniType<Array<z.output<T>>, string[]>,
   );
 }
-
-const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** An ISO 8601 date or date-time (UTC unless it names an offset), as a UTC ISO timestamp. */
-const isoTimestamp = z.pipe(
-  z.string().check(z.regex(isoPattern, 'Must be an ISO 8601 date or date-time, e.g. 2026-11-24T10:00:00Z')),
-  z.transform((text: string, context) => {
-    const zoned = /T/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? `${text}Z` : text;
-    const time = Date.parse(zoned);
-    if (Number.isNaN(time)) {
-      context.issues.push({ code: 'custom', message: 'Not a valid date', input: text });
-      return z.NEVER;
-    }
-    return new Date(time).toISOString();
-  }),
-);
 
 const wholeNumber = (what: string) =>
   z.pipe(

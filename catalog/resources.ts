@@ -128,6 +128,14 @@ export const tables = {
     description:
       'Rate-limit buckets and usage per user, organization and source address; one mark per costed run',
   },
+  metrics: {
+    envVar: 'METRICS_TABLE',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [],
+    timeToLiveAttribute: 'ttl',
+    description: 'Run counters per workspace and hour (runs, errors, durations, cost), added to as runs end',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export const buckets = {

@@ -20,6 +20,7 @@ import { formRoutes } from './form-routes';
 import { scheduleRoutes } from './schedule-routes';
 import { organizationRoutes } from './organization-routes';
 import { permissionGroupRoutes } from './permission-group-routes';
+import { metricsRoutes } from './metrics-routes';
 import { finalizeTimeoutInSeconds, stepTimeoutInSeconds } from './function-defaults';
 import type { QueueName, ResourceAccess, StateMachineName } from './resources';
 import type { RouteDefinition } from './route-definition';
@@ -36,6 +37,7 @@ export const routes = [
   ...workflowRoutes,
   ...jobRoutes,
   ...logRoutes,
+  ...metricsRoutes,
   ...fileRoutes,
   ...notificationRoutes,
   ...webhookRoutes,
@@ -97,9 +99,10 @@ export const workers = {
     id: 'executionFinalize',
     entry: 'functions/execution/finalize.ts',
     summary: 'Writes the log entry of a finished run, settles its job and shapes its result',
-    // Limits: the run's cost is added to its owner's usage (marks in the limits table).
+    // Limits: the run's cost is added to its owner's usage (marks in the limits table). Metrics: the
+    // run is counted in its workspace's hour.
     access: {
-      tables: { entities: 'read', executions: 'readWrite', limits: 'readWrite' },
+      tables: { entities: 'read', executions: 'readWrite', limits: 'readWrite', metrics: 'readWrite' },
       buckets: { files: 'readWrite' },
       ownerLimits: 'update',
       // The completion event of a run that a subscription matches; the subscriptions are read (entities).

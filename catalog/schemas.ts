@@ -16,6 +16,23 @@ import {
 } from '../core/webhooks/rules';
 
 export const id = z.string().check(z.minLength(1), z.maxLength(128));
+
+const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO 8601 date or date-time (UTC unless it names an offset), as a UTC ISO timestamp. */
+export const isoTimestamp = z.pipe(
+  z.string().check(z.regex(isoPattern, 'Must be an ISO 8601 date or date-time, e.g. 2026-11-24T10:00:00Z')),
+  z.transform((text: string, context) => {
+    const zoned = /T/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? `${text}Z` : text;
+    const time = Date.parse(zoned);
+    if (Number.isNaN(time)) {
+      context.issues.push({ code: 'custom', message: 'Not a valid date', input: text });
+      return z.NEVER;
+    }
+    return new Date(time).toISOString();
+  }),
+);
+
 export const workspacePermission = z.enum(['read', 'write', 'admin']);
 export const organizationRole = z.enum(['owner', 'admin', 'member']);
 export const plan = z.enum(['free', 'pro', 'team', 'enterprise']);

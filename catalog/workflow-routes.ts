@@ -6,7 +6,8 @@ import * as s from './schemas';
 
 /** What starting a run takes in every mode: sync (Express machine), async (job + queue), stream (engine in process). */
 const runAccess = {
-  tables: { entities: 'read', executions: 'readWrite' },
+  // Metrics: a streamed run, finalized here, is counted in its workspace's hour.
+  tables: { entities: 'read', executions: 'readWrite', metrics: 'readWrite' },
   buckets: { files: 'readWrite' },
   // Jobs for async runs; the completion event of a streamed run, finalized here.
   queues: { jobs: 'send', notifications: 'send' },

@@ -11,9 +11,10 @@ import type { ServerResponse } from 'node:http';
 import { extname, join, relative } from 'node:path';
 import { formPageHeaders, formPagePrefix, isFormAssetName } from '../catalog/site';
 import { buildFormApp, formAppBuildModule, formAppSourceDir } from '../web/build';
+import { pageBuildModule } from '../web/page-build';
 import { moduleRoot } from './modules';
 
-const contentTypes: Record<string, string> = {
+export const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -25,6 +26,23 @@ const contentTypes: Record<string, string> = {
 
 /** Where builds are kept: git ignores `.cache/` (and the compiled server lives under `dist/`). */
 export const formPagesCacheDir = join(moduleRoot, '.cache', 'form-pages');
+
+/** A static app the local server builds from its sources (the form page, the console). */
+export interface StaticApp {
+  /** The build's directory under the output dir, and the path prefix the app is served at. */
+  prefix: string;
+  sourceDir: string;
+  /** The modules that build it: a change to one makes another build. */
+  buildModules: string[];
+  build(outDir: string): Promise<void>;
+}
+
+const formApp: StaticApp = {
+  prefix: formPagePrefix,
+  sourceDir: formAppSourceDir,
+  buildModules: [formAppBuildModule, pageBuildModule],
+  build: buildFormApp,
+};
 
 /** A build of other sources, or one a killed start left half made, is removed once this old. */
 const staleAfterInMs = 60 * 60 * 1000;
@@ -68,17 +86,17 @@ export async function startFormPages(cacheDir: string = formPagesCacheDir): Prom
  * The build of the current sources: reused when there is one, else made in a directory of its own
  * and renamed into place, so that services starting at once (tests) never see a half-made build.
  */
-export async function cachedBuild(cacheDir: string): Promise<string> {
-  const key = await sourcesKey();
+export async function cachedBuild(cacheDir: string, app: StaticApp = formApp): Promise<string> {
+  const key = await sourcesKey(app);
   const outDir = join(cacheDir, key);
-  if (await isComplete(outDir)) return outDir;
+  if (await isComplete(outDir, app)) return outDir;
   await mkdir(cacheDir, { recursive: true });
   const building = join(cacheDir, `${key}.${process.pid}.${Date.now()}.partial`);
   try {
-    await buildFormApp(building);
+    await app.build(building);
     await rename(building, outDir).catch(async (error: NodeJS.ErrnoException) => {
       // Another start renamed its build first: the same sources, so the same pages.
-      if (!(await isComplete(outDir))) throw error;
+      if (!(await isComplete(outDir, app))) throw error;
     });
   } finally {
     await rm(building, { recursive: true, force: true });
@@ -87,20 +105,20 @@ export async function cachedBuild(cacheDir: string): Promise<string> {
   return outDir;
 }
 
-async function isComplete(outDir: string): Promise<boolean> {
-  return (await stat(join(outDir, formPagePrefix, 'index.html')).catch(() => undefined)) !== undefined;
+async function isComplete(outDir: string, app: StaticApp): Promise<boolean> {
+  return (await stat(join(outDir, app.prefix, 'index.html')).catch(() => undefined)) !== undefined;
 }
 
-/** A hash of the page's sources and of the module that builds them. */
-async function sourcesKey(): Promise<string> {
+/** A hash of the app's sources and of the module that builds them. */
+async function sourcesKey(app: StaticApp): Promise<string> {
   const hash = createHash('sha256');
-  const files = (await readdir(formAppSourceDir, { recursive: true, withFileTypes: true }))
+  const files = (await readdir(app.sourceDir, { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
-  for (const file of [...files, formAppBuildModule]) {
+  for (const file of [...files, ...app.buildModules]) {
     hash
-      .update(relative(formAppSourceDir, file))
+      .update(relative(app.sourceDir, file))
       .update('\0')
       .update(await readFile(file))
       .update('\0');

@@ -3,6 +3,7 @@
  * (scripts/start.mjs), in the process whose id the ready line prints: SIGINT or SIGTERM to it stops
  * the service (servers, workers, emulators) and ends the process.
  */
+import { consolePrefix } from '../console/site';
 import { readSwitches } from '../core/config/switches';
 import { handlersModeOf } from './bundles/mode';
 import { startLocalService } from './service';
@@ -40,6 +41,7 @@ const lines = [
   `Demo API key (x-api-key): ${demo.apiKey}`,
   `Demo workspace: ${demo.workspaceId}`,
   `Demo form (open it in a browser): ${demo.formUrl}`,
+  `Console (sign in with the demo API key): ${service.url}/${consolePrefix}/`,
   `Key of stored secrets: ${process.env.ENVIRONMENT_KEY_FILE} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
   ...(readSwitches().ssoEnabled
     ? [

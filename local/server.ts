@@ -11,6 +11,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { defaultMemoryInMb, defaultTimeoutInSeconds } from '../catalog/function-defaults';
 import { type RouteDefinition, routes } from '../catalog/routes';
 import type { ResponseSink } from '../functions/http/streaming-route';
+import { type ConsolePages, startConsolePages } from './console-pages';
 import { type FormPages, startFormPages } from './form-pages';
 import { localLambdaContext, startInvocationMetering } from './lambda-context';
 import { moduleUrlOf } from './modules';
@@ -366,6 +367,7 @@ export async function startLocalServer(options: {
   const integrationTimeoutInMs = options.integrationTimeoutInMs ?? apiGatewayIntegrationTimeoutInMs;
   const compiled = await loadRoutes(options.root, options.handlerOf);
   const formPages: FormPages = await startFormPages();
+  const consolePages: ConsolePages = await startConsolePages();
   const server = createServer(async (request, response) => {
     try {
       const url = URL.canParse(request.url ?? '/', 'http://localhost')
@@ -374,6 +376,8 @@ export async function startLocalServer(options: {
       if (!url) return sendJson(response, 400, { error: 'Malformed request URL', code: 'VALIDATION_ERROR' });
       // The form pages' static site: CloudFront serves it in AWS, beside the API.
       if (await formPages.serve(request.method ?? 'GET', url.pathname, response)) return;
+      // The console: the same site in AWS, under /console/.
+      if (await consolePages.serve(request.method ?? 'GET', url.pathname, response)) return;
       const found = findRoute(compiled, request.method ?? 'GET', url.pathname);
       // An unknown method on a known path is a 404 too, as API Gateway answers it (lib/api-stack.ts).
       if (!found) {

@@ -25,7 +25,7 @@ export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..'
 
 /** What the server is made of: these folders' modules, the form page's sources, and the packages. */
 // sdk/src: the service shares the client library's webhook signature code.
-const sourceDirs = ['adapters', 'catalog', 'core', 'functions', 'local', 'sdk/src', 'web'];
+const sourceDirs = ['adapters', 'catalog', 'console', 'core', 'functions', 'local', 'sdk/src', 'web'];
 const extraInputs = ['package-lock.json', 'tsconfig.json', 'scripts/build-server.mjs'];
 
 function sourceFiles() {
@@ -93,9 +93,11 @@ export async function ensureServerBuild(outDir = join(projectRoot, 'dist', 'serv
   const stampFile = join(outDir, 'build-stamp');
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === fingerprint) return false;
   rmSync(outDir, { recursive: true, force: true });
-  const formPageSources = join('web', 'src');
+  // The pages' sources (form page, console) are built for the browser when the server starts.
+  const pageSources = [join('web', 'src'), join('console', 'src')];
+  const isPageSource = (file) => pageSources.some((dir) => file.startsWith(dir));
   const modules = files.filter(
-    (file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.startsWith(formPageSources),
+    (file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !isPageSource(file),
   );
   await build({
     absWorkingDir: projectRoot,
@@ -119,8 +121,9 @@ export async function ensureServerBuild(outDir = join(projectRoot, 'dist', 'serv
       writeFileSync(target, compileBootstrap(readFileSync(join(projectRoot, file), 'utf8')));
     else copyFileSync(join(projectRoot, file), target);
   }
-  // The form page's sources are built by esbuild when the server starts (web/build.ts), as TypeScript.
-  for (const file of files.filter((name) => name.startsWith(formPageSources) && name.endsWith('.ts'))) {
+  // The pages' sources are built by esbuild when the server starts (web/build.ts, console/build.ts), as TypeScript.
+  for (const file of files.filter((name) => isPageSource(name) && name.endsWith('.ts'))) {
+    mkdirSync(dirname(join(outDir, file)), { recursive: true });
     copyFileSync(join(projectRoot, file), join(outDir, file));
   }
   writeFileSync(stampFile, fingerprint);

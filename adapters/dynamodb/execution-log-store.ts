@@ -135,7 +135,7 @@ export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLog
     });
   }
 
-  async putLogEntry(entry: ExecutionLogEntry): Promise<void> {
+  async putLogEntry(entry: ExecutionLogEntry): Promise<boolean> {
     if (entry.id !== logIdFor(entry.executionId)) {
       throw new Error(`Log entry id ${entry.id} does not belong to execution ${entry.executionId}`);
     }
@@ -147,9 +147,11 @@ export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLog
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
+      return true;
     } catch (error) {
       // Written by an earlier delivery of the same Finalize: nothing left to do.
       if (!isConditionalCheckFailed(error)) throw error;
+      return false;
     }
   }
 

@@ -19,6 +19,7 @@ import { tables } from '../../catalog/resources';
 export const ENTITIES_TABLE_ENV = tables.entities.envVar;
 export const EXECUTIONS_TABLE_ENV = tables.executions.envVar;
 export const LIMITS_TABLE_ENV = tables.limits.envVar;
+export const METRICS_TABLE_ENV = tables.metrics.envVar;
 
 /** Where attributes too large for an item go: the blob store port's JSON part. */
 export type { JsonBlobStore } from '../../core/files/blob-store';

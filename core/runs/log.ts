@@ -50,8 +50,11 @@ export function logIdFor(executionId: string): string {
 
 /** Port. Entries past the retention period read as missing. */
 export interface ExecutionLogStore extends LogIndexReader {
-  /** Idempotent: the entry's id is `logIdFor(executionId)`, and a second put of it changes nothing. */
-  putLogEntry(entry: ExecutionLogEntry): Promise<void>;
+  /**
+   * Idempotent: the entry's id is `logIdFor(executionId)`, and a second put of it changes nothing.
+   * True when this put wrote the entry, false when an earlier one had (a redelivered Finalize).
+   */
+  putLogEntry(entry: ExecutionLogEntry): Promise<boolean>;
   getLogEntry(logId: string): Promise<ExecutionLogEntry | undefined>;
   getLogEntryByExecutionId(executionId: string): Promise<ExecutionLogEntry | undefined>;
   /** The entries of these ids (any order; missing ones left out), with their large parts only if asked. */

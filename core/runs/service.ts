@@ -13,6 +13,8 @@ import { redactSecrets } from '../environment/redact';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome } from './types';
 import { type SettleDeps, settleJob } from '../jobs/service';
 import { recordRunCost } from '../limits/service';
+import { recordRunMetrics } from '../metrics/record';
+import type { MetricsStore } from '../metrics/types';
 import type { LimitsStore } from '../limits/types';
 import { releaseRunSlot, type RunSlotStore } from '../limits/run-slots';
 import { literalModelKeysOf, maskModelKeys } from '../workflows/model-keys';
@@ -198,6 +200,8 @@ export interface FinalizeDeps {
   baseChargePerRunInUsd: number;
   /** Where a draft run's graph is read, to keep it with the entry (drafts change; deployments do not). */
   drafts?: Pick<WorkflowStore, 'getWorkflow'>;
+  /** The run counters of the metrics route (core/metrics). */
+  metrics?: Pick<MetricsStore, 'recordRun'>;
   /** Where the run's completion event goes, for notifications (one small message; delivery happens elsewhere). */
   notifications?: Pick<NotificationQueue, 'publishEvent'>;
   /** The workspaces' runs in progress (core/limits/run-slots.ts): the run's slot is given back here. */
@@ -230,7 +234,8 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     ...(await draftGraphOf(deps, state)),
     loggedAt: deps.now().toISOString(),
   };
-  await deps.logs.putLogEntry(entry);
+  // Counted with the entry's first write only, so a redelivered Finalize does not count the run twice.
+  if ((await deps.logs.putLogEntry(entry)) && deps.metrics) await recordRunMetrics(deps.metrics, entry);
   await recordRunCost(deps.usage, state, entry.cost.total);
   if (deps.slots) await releaseRunSlot({ slots: deps.slots }, state);
   // A redelivered Finalize publishes the same event again; its deliveries are recorded once.

@@ -3,7 +3,11 @@ import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store'
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
+<<<<<<< HEAD
 import { DynamoRunSlotStore } from '../../adapters/dynamodb/run-slot-store';
+=======
+import { DynamoMetricsStore } from '../../adapters/dynamodb/metrics-store';
+>>>>>>> consoleui
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { durationSampler } from '../../core/jobs/service';
@@ -21,6 +25,7 @@ export function finalizeDeps(): FinalizeDeps {
     recordsDurationOf,
     logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
     usage: DynamoLimitsStore.fromEnv(),
+    metrics: DynamoMetricsStore.fromEnv(),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
     jobs: DynamoJobStore.fromEnv({ blobStore: blobStore() }),
     now: () => new Date(),

@@ -102,7 +102,8 @@ describe('least privilege', () => {
 
   it('routes that write get the item write actions on their table (and the limits table) only', () => {
     expect(tablesWrittenBy('createWorkflow')).toEqual(['entities', 'limits']);
-    expect(tablesWrittenBy('executeWorkflow')).toEqual(['entities', 'executions', 'limits']);
+    // A streamed run is finalized in the execute route: its log entry, and its count in the metrics.
+    expect(tablesWrittenBy('executeWorkflow')).toEqual(['entities', 'executions', 'limits', 'metrics']);
   });
 
   it('routes that neither authenticate nor draw tokens cannot touch the limits table', () => {
@@ -180,7 +181,8 @@ describe('least privilege', () => {
     }
     expect(tablesWrittenBy('executionStep')).toEqual(['executions']);
     // Finalize adds each run's cost to its owner's usage: on user and organization items only.
-    expect(tablesWrittenBy('executionFinalize')).toEqual(['entities', 'executions', 'limits']);
+    // It counts each run in its workspace's hour (the metrics route's counters).
+    expect(tablesWrittenBy('executionFinalize')).toEqual(['entities', 'executions', 'limits', 'metrics']);
     const entityWrite = statementsOf(fnOf('executionFinalize')).find(
       (statement) =>
         JSON.stringify(statement.Resource).includes(logicalIdOf(stacks.data.tables.entities)) &&
@@ -189,6 +191,22 @@ describe('least privilege', () => {
     expect(entityWrite?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USER#*', 'ORG#*'] },
     });
+  });
+
+  it('only the run ends (Finalize, streamed runs) write the metrics table; the metrics route reads it and no log', () => {
+    const metricsId = logicalIdOf(stacks.data.tables.metrics);
+    const ids = [...allRoutes.map((route) => route.id), ...Object.keys(stacks.execution.workers)];
+    expect(ids.filter((id) => tablesWrittenBy(id).includes('metrics')).sort()).toEqual([
+      'executeWorkflow',
+      'executionFinalize',
+    ]);
+    const reads = statementsOf(fnOf('getMetrics')).filter((statement) =>
+      asList(statement.Action).includes('dynamodb:Query'),
+    );
+    expect(reads.some((statement) => JSON.stringify(statement.Resource).includes(metricsId))).toBe(true);
+    const executionsId = logicalIdOf(stacks.data.tables.executions);
+    expect(JSON.stringify(statementsOf(fnOf('getMetrics')))).not.toContain(executionsId);
+    expect(tablesWrittenBy('getMetrics')).toEqual(['entities', 'limits']);
   });
 
   it('no function may Scan, use action wildcards, or touch "*" except for X-Ray', () => {

@@ -6,7 +6,7 @@
  * workspace's subscriptions, from its caches. These workspaces have no subscription, so Finalize
  * publishes no completion event (core/notifications/publishing.ts): a sync run's only storage calls
  * are its token, its slot among the workspace's runs in progress (taken at admission, given back by
- * Finalize) and its log entry, and the notifications worker never runs.
+ * Finalize), its log entry and its count in the metrics, and the notifications worker never runs.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { costOfMillionRuns, totalOf, type Usage } from '../../../bench/cost/model';
@@ -44,19 +44,20 @@ describe('measured calls of a run', () => {
       'StepFunctions.EXPRESS': 1,
       'Lambda.executionStep': 1,
       'Lambda.executionFinalize': 1,
-      // The token, the run's slot taken, and given back.
-      'DynamoDB.UpdateItem': 3,
+      // The token, the run's slot taken and given back, and the run's count in its workspace's hour
+      // (core/metrics).
+      'DynamoDB.UpdateItem': 4,
       'DynamoDB.PutItem': 1,
     });
     // The token (1), the slot taken and given back (2), the log entry (its execution data gzipped,
-    // about 1 KB: 1 or 2 units as the run's timings take more or fewer digits), and its copies in
-    // the workspace's and the workflow's log indexes (2).
-    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(6);
-    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(7);
+    // about 1 KB: 1 or 2 units as the run's timings take more or fewer digits), its copies in the
+    // workspace's and the workflow's log indexes (2), and the hour's counters (1: a small item).
+    expect(usage.dynamoWriteUnits / runs).toBeGreaterThanOrEqual(7);
+    expect(usage.dynamoWriteUnits / runs).toBeLessThanOrEqual(8);
     expect(usage.dynamoReadUnits / runs).toBe(0);
-    // The slot's two writes add $1.25 a million runs (2 units at $0.625 a million).
-    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(8.85);
-    expect(countedCostOf(usage)).toBeLessThanOrEqual(9.48);
+    // The slot's two writes add $1.25 a million runs, the counters $0.625 (a unit at $0.625 a million).
+    expect(countedCostOf(usage)).toBeGreaterThanOrEqual(9.475);
+    expect(countedCostOf(usage)).toBeLessThanOrEqual(10.105);
   });
 
   it('an async run: enqueue, the job worker, the Standard machine, and one read of the result', () => {
@@ -68,11 +69,11 @@ describe('measured calls of a run', () => {
 
     // Assess
     // The tokens of the two requests, the run's slot taken and given back, and the job to processing
-    // (the log entry settles the job, which is not written again); and the workflow's recent
-    // durations, which each process writes at most once a second per workflow, so for some of these
-    // runs, measured one after another, and not for others.
-    expect(updates).toBeGreaterThanOrEqual(5);
-    expect(updates).toBeLessThanOrEqual(6);
+    // (the log entry settles the job, which is not written again); the run's count in its
+    // workspace's hour; and the workflow's recent durations, which each process writes at most once
+    // a second per workflow, so for some of these runs, measured one after another, and not for others.
+    expect(updates).toBeGreaterThanOrEqual(6);
+    expect(updates).toBeLessThanOrEqual(7);
     expect(calls).toEqual({
       'Lambda.executeWorkflow': 1,
       'Lambda.jobsStart': 1,

@@ -118,7 +118,7 @@ describe('executeStep', () => {
 describe('finalizeRun', () => {
   const logs = () => {
     const written: ExecutionLogEntry[] = [];
-    return { written, store: { putLogEntry: async (entry: ExecutionLogEntry) => void written.push(entry) } };
+    return { written, store: { putLogEntry: async (entry: ExecutionLogEntry) => written.push(entry) > 0 } };
   };
   const now = () => new Date('2026-01-01T00:00:01.500Z');
   /** Finalize's dependencies with nothing charged, writing the log to `store`. */
@@ -227,7 +227,7 @@ describe('base charge', () => {
     const done = await executeStep(stepDeps('return 5;', 60_000), state());
     await finalizeRun(
       {
-        logs: { putLogEntry: async (entry: ExecutionLogEntry) => void written.push(entry) } as never,
+        logs: { putLogEntry: async (entry: ExecutionLogEntry) => written.push(entry) > 0 } as never,
         checkpoints: new MemoryCheckpoints(),
         jobs: noJobs,
         usage: usageLedger(),

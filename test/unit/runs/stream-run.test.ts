@@ -40,6 +40,7 @@ class MemoryLogs implements Pick<ExecutionLogStore, 'putLogEntry'> {
   readonly entries: ExecutionLogEntry[] = [];
   async putLogEntry(entry: ExecutionLogEntry) {
     this.entries.push(entry);
+    return true;
   }
 }
 
