@@ -61,13 +61,15 @@ async function optionsOf(argv: string[], env: NodeJS.ProcessEnv): Promise<Option
   });
   if (values.help) throw new UsageError('');
   if (positionals.length !== 1) throw new UsageError('Give one file to import');
+  // An empty variable is an unset one.
+  const given = values['api-key'] || env.WORKFLOW_API_KEY || undefined;
   // The local service's demo key and workspace, when no key is given.
-  const demoFile = join(resolve(values['data-dir'] ?? env.DATA_DIR ?? '.data'), 'demo.json');
+  const demoFile = join(resolve(values['data-dir'] || env.DATA_DIR || '.data'), 'demo.json');
   const demo =
-    existsSync(demoFile) && !(values['api-key'] ?? env.WORKFLOW_API_KEY)
+    existsSync(demoFile) && !given
       ? (JSON.parse(await readFile(demoFile, 'utf8')) as { apiKey: string; workspaceId: string })
       : undefined;
-  const apiKey = values['api-key'] ?? env.WORKFLOW_API_KEY ?? demo?.apiKey;
+  const apiKey = given ?? demo?.apiKey;
   if (!apiKey) {
     throw new UsageError(`No API key: give --api-key (or WORKFLOW_API_KEY); ${demoFile} has none`);
   }
@@ -75,7 +77,7 @@ async function optionsOf(argv: string[], env: NodeJS.ProcessEnv): Promise<Option
   if (!workspaceId) throw new UsageError('Give the workspace to import into: --workspace <id>');
   return {
     file: positionals[0],
-    url: (values.url ?? env.WORKFLOW_SERVICE_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    url: (values.url || env.WORKFLOW_SERVICE_URL || 'http://localhost:3000').replace(/\/+$/, ''),
     apiKey,
     workspaceId,
     name: values.name,
