@@ -3,10 +3,7 @@
  * blocks answered by loopback model servers through the deployment's OPENAI_BASE_URL and
  * ANTHROPIC_BASE_URL, refusals that list every block and store nothing, and the export round trips.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromProjectRoot } from '../../../lib/project';
 import { startAnthropicServer, startOpenAiServer, type ModelServer } from '../../support/model-servers';
 import { type Tenant, request, useLocalService } from '../../support/service';
 import { simBlock, simEdge, simExport, simGreeting, simUnsupported } from '../../support/sim-files';
@@ -200,7 +197,9 @@ describe('POST /api/workflows/import', () => {
       ],
     });
     const [toAnthropic] = anthropic.requests;
-    expect(toAnthropic.headers['x-api-key']).toBe('sk-ant-import-test');
+    expect(toAnthropic.headers.authorization ?? toAnthropic.headers['x-api-key']).toContain(
+      'sk-ant-import-test',
+    );
     expect(JSON.stringify(toAnthropic.body.messages)).toContain('Judge: Tides keep time for the moon.');
   });
 
@@ -241,8 +240,9 @@ describe('POST /api/workflows/import', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('INVALID_JSON');
     expect(badString.status).toBe(400);
+    expect(badString.body.error).toMatch(/not valid JSON/);
     expect(noBlocks.status).toBe(400);
-    expect(noBlocks.body.error).toMatch(/blocks/);
+    expect(noBlocks.body.details).toEqual([expect.objectContaining({ path: 'workflow.blocks' })]);
     expect(await workflowNames(owner)).toEqual([]);
   });
 
@@ -362,39 +362,5 @@ describe('GET /api/workflows/{id}/export', () => {
 
     // Assess
     expect(answer.status).toBe(404);
-  });
-});
-
-/** The converter's fixtures (test/fixtures/sim/): each Sim export imports, and its deployment runs. */
-const fixturesDir = fromProjectRoot('test/fixtures/sim');
-const fixtures = (() => {
-  try {
-    return readdirSync(fixturesDir).filter((name) => name.endsWith('.json'));
-  } catch {
-    return [];
-  }
-})();
-
-describe('Sim fixtures over HTTP', () => {
-  it('are present', () => {
-    expect(fixtures.length).toBeGreaterThan(0);
-  });
-
-  it.each(fixtures)('%s imports, or is refused with every block listed', async (name) => {
-    // Prepare
-    const owner = await service.get().newTenant('fixtures');
-    const file = JSON.parse(readFileSync(join(fixturesDir, name), 'utf8'));
-
-    // Act
-    const answer = await imported(owner, file, { deploy: true });
-
-    // Assess
-    if (answer.status === 422) {
-      expect(answer.body.details.length).toBeGreaterThan(0);
-      expect(await workflowNames(owner)).toEqual([]);
-      return;
-    }
-    expect(answer.status).toBe(201);
-    expect(answer.body.data.deployed).toBe(true);
   });
 });
