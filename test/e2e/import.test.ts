@@ -43,9 +43,9 @@ function simParent() {
       simBlock({ id: 'start-1', type: 'start_trigger', name: 'Start', values: { inputFormat: [] } }),
       simBlock({
         id: 'call',
-        type: 'workflow',
+        type: 'workflow_input',
         name: 'Call greeter',
-        values: { workflowId: greeterId, input: '{"name": "Lin"}' },
+        values: { workflowId: greeterId, inputMapping: '{"name": "Lin"}' },
       }),
     ],
     [simEdge('start-1', 'call')],

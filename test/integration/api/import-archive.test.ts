@@ -3,8 +3,10 @@
  * child references mapped between them, one answer per workflow, one refused workflow not stopping
  * the others, and the archive's defences (bad entry, ZIP bomb, 50 MB) each a clear 4xx.
  */
+import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { fromProjectRoot } from '../../../lib/project';
 import { type Tenant, useLocalService } from '../../support/service';
 import {
   postArchive,
@@ -29,18 +31,12 @@ function simParent() {
       simBlock({ id: 'start-1', type: 'start_trigger', name: 'Start', values: { inputFormat: [] } }),
       simBlock({
         id: 'call',
-        type: 'workflow',
+        type: 'workflow_input',
         name: 'Call greeter',
-        values: { workflowId: childId, input: '{"name": "Lin"}' },
-      }),
-      simBlock({
-        id: 'resp-1',
-        type: 'response',
-        name: 'Response',
-        values: { dataMode: 'json', data: '{"child": "<callgreeter.result>"}', status: 200 },
+        values: { workflowId: childId, inputMapping: '{"name": "Lin"}' },
       }),
     ],
-    [simEdge('start-1', 'call'), simEdge('call', 'resp-1')],
+    [simEdge('start-1', 'call')],
   );
 }
 
@@ -87,7 +83,46 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     expect(await workflowCount(owner)).toBe(2);
     const run = await owner.call('POST', `/api/workflows/${byName.Parent.id}/execute`, {});
     expect(run.status).toBe(200);
-    expect(run.body.output).toEqual({ child: expect.stringContaining('Hello, Lin!') });
+    expect(run.body.output).toMatchObject({ success: true, result: { greeting: 'Hello, Lin!' } });
+  });
+
+  it("maps the fixtures' parent to its child by the child's Sim id, and the parent runs it", async () => {
+    // Prepare
+    const owner = await service.get().newTenant('mover');
+    // Sim names an archive's files after the workflows' ids, which are UUIDs.
+    const sourceChildId = '3a9e1c2b-5d6f-4a7b-8c9d-0e1f2a3b4c5d';
+    const fixture = (name: string) =>
+      JSON.parse(
+        readFileSync(fromProjectRoot(`test/fixtures/sim/${name}`), 'utf8').replaceAll(
+          'source-child-id',
+          sourceChildId,
+        ),
+      );
+    const body = simWorkspaceZip([
+      { id: sourceChildId, file: fixture('workflow-child.json') },
+      { id: parentId, folder: 'Callers', file: fixture('workflow.json') },
+    ]);
+
+    // Act
+    const answer = await postArchive(
+      service.get().url,
+      owner.apiKey,
+      { workspaceId: owner.workspaceId, deploy: 'true' },
+      body,
+    );
+    const parent = answer.body.data.workflows.find((result: { path: string }) =>
+      result.path.startsWith('Callers/'),
+    );
+    const run = await owner.call('POST', `/api/workflows/${parent.id}/execute`, {
+      text: 'hey',
+      payload: { text: 'first' },
+    });
+
+    // Assess
+    expect(answer.status).toBe(201);
+    expect(parent.warnings).toEqual([]);
+    expect(run.status).toBe(200);
+    expect(run.body.output).toMatchObject({ success: true, result: { result: 'HEY' } });
   });
 
   it('refuses an archive with an entry that is not JSON with 400 naming the entry, storing nothing', async () => {
