@@ -44,15 +44,6 @@ function label(compatible: boolean): string {
   return compatible ? 'Anthropic-compatible server' : 'Anthropic';
 }
 
-function describeError(
-  error: unknown,
-  request: ModelRequest,
-  apiKey: string,
-  compatible: boolean,
-): ModelCallError {
-  return describeSdkError(error, request, apiKey, label(compatible), errorKind(error));
-}
-
 function errorKind(error: unknown): SdkErrorKind {
   if (!sdk) return undefined;
   if (error instanceof sdk.APIError && error.status !== undefined) {
@@ -211,7 +202,13 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
           ? await streamed(client, request, params, structured, requestOptions, request.onChunk)
           : await once(client, request, params, structured, requestOptions);
       } catch (error) {
-        throw describeError(error, request, apiKey, Boolean(request.baseUrl ?? options.defaultBaseUrl));
+        throw describeSdkError(
+          error,
+          request,
+          apiKey,
+          label(Boolean(request.baseUrl ?? options.defaultBaseUrl)),
+          errorKind(error),
+        );
       }
     },
   };

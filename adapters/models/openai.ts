@@ -45,15 +45,6 @@ function label(compatible: boolean): string {
   return compatible ? 'OpenAI-compatible server' : 'OpenAI';
 }
 
-function describeError(
-  error: unknown,
-  request: ModelRequest,
-  apiKey: string,
-  compatible: boolean,
-): ModelCallError {
-  return describeSdkError(error, request, apiKey, label(compatible), errorKind(error));
-}
-
 function errorKind(error: unknown): SdkErrorKind {
   if (!sdk) return undefined;
   if (error instanceof sdk.APIError && error.status !== undefined) {
@@ -199,7 +190,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions = {}): Model
         if (refusal) throw new ModelCallError(request.provider, `The model refused to answer: ${refusal}`);
         return responseOf(request, content, model, usage, finishReason);
       } catch (error) {
-        throw describeError(error, request, apiKey, compatible);
+        throw describeSdkError(error, request, apiKey, label(compatible), errorKind(error));
       }
     },
   };

@@ -83,15 +83,7 @@ function workspaceContext(existing: WorkflowRecord[]): ImportContext {
 async function store(
   deps: WorkflowDeps,
   deployer: string,
-  input: {
-    id?: string;
-    workspaceId: string;
-    name: string;
-    description?: string;
-    folderId?: string | null;
-    graph: WorkflowGraph;
-    deploy?: boolean;
-  },
+  input: Omit<Parameters<typeof insertWorkflow>[1], 'state'> & { graph: WorkflowGraph; deploy?: boolean },
 ): Promise<WorkflowRecord> {
   const record = await insertWorkflow(deps, { ...input, state: input.graph });
   return input.deploy ? deployRecord(deps, record, deployer) : record;
