@@ -11,15 +11,8 @@ import { promisify } from 'node:util';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromProjectRoot } from '../../lib/project';
-import {
-  postArchive,
-  simBlock,
-  simEdge,
-  simExport,
-  simGreeting,
-  simUnsupported,
-  simWorkspaceZip,
-} from '../support/sim-files';
+import { postArchive, simGreeting, simParent, simUnsupported, simWorkspaceZip } from '../support/sim-files';
+import type { Tenant } from '../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();
@@ -35,22 +28,6 @@ afterAll(async () => {
 });
 
 const greeterId = '7c2d4a10-1b2c-4d3e-8f90-0a1b2c3d4e5f';
-
-function simParent() {
-  return simExport(
-    'Parent',
-    [
-      simBlock({ id: 'start-1', type: 'start_trigger', name: 'Start', values: { inputFormat: [] } }),
-      simBlock({
-        id: 'call',
-        type: 'workflow_input',
-        name: 'Call greeter',
-        values: { workflowId: greeterId, inputMapping: '{"name": "Lin"}' },
-      }),
-    ],
-    [simEdge('start-1', 'call')],
-  );
-}
 
 /** `npm run import -- …` as a user runs it; never throws, answers the exit code and output. */
 async function importCommand(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -69,6 +46,11 @@ async function importCommand(args: string[]): Promise<{ code: number; stdout: st
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
+}
+
+/** What a user names to reach a deployed service: its workspace, address and key. */
+function deployedServiceArgs(owner: Tenant): string[] {
+  return ['--workspace', owner.workspaceId, '--url', service.url, '--api-key', owner.apiKey];
 }
 
 describe('Sim import', () => {
@@ -116,7 +98,7 @@ describe('Sim import', () => {
     const owner = await service.newTenant('mover');
     const archive = simWorkspaceZip([
       { id: greeterId, file: simGreeting('Greeter') },
-      { id: '0b1e2f30-4a5b-4c6d-9e8f-102132435465', file: simParent() },
+      { id: '0b1e2f30-4a5b-4c6d-9e8f-102132435465', file: simParent(greeterId) },
     ]);
 
     // Act
@@ -180,15 +162,7 @@ describe('npm run import', () => {
     await writeFile(file, JSON.stringify(simGreeting('From the CLI')));
 
     // Act
-    const result = await importCommand([
-      file,
-      '--workspace',
-      owner.workspaceId,
-      '--url',
-      service.url,
-      '--api-key',
-      owner.apiKey,
-    ]);
+    const result = await importCommand([file, ...deployedServiceArgs(owner)]);
 
     // Assess
     expect(result.code).toBe(0);
@@ -220,15 +194,7 @@ describe('npm run import', () => {
     await writeFile(file, JSON.stringify(simUnsupported()));
 
     // Act
-    const result = await importCommand([
-      file,
-      '--workspace',
-      owner.workspaceId,
-      '--url',
-      service.url,
-      '--api-key',
-      owner.apiKey,
-    ]);
+    const result = await importCommand([file, ...deployedServiceArgs(owner)]);
 
     // Assess
     expect(result.code).toBe(1);

@@ -85,6 +85,23 @@ export function simGreeting(name = 'Greeter') {
   );
 }
 
+/** A workflow whose `workflow_input` block calls the Sim workflow `childSimId` with `{name: "Lin"}`. */
+export function simParent(childSimId: string, name = 'Parent') {
+  return simExport(
+    name,
+    [
+      simBlock({ id: 'start-1', type: 'start_trigger', name: 'Start', values: { inputFormat: [] } }),
+      simBlock({
+        id: 'call',
+        type: 'workflow_input',
+        name: 'Call greeter',
+        values: { workflowId: childSimId, inputMapping: '{"name": "Lin"}' },
+      }),
+    ],
+    [simEdge('start-1', 'call')],
+  );
+}
+
 /** A workflow with blocks this service does not have: refused whole, each listed. */
 export function simUnsupported(name = 'Unsupported') {
   return simExport(

@@ -10,10 +10,8 @@ import { fromProjectRoot } from '../../../lib/project';
 import { type Tenant, useLocalService } from '../../support/service';
 import {
   postArchive,
-  simBlock,
-  simEdge,
-  simExport,
   simGreeting,
+  simParent,
   simUnsupported,
   simWorkspaceZip,
 } from '../../support/sim-files';
@@ -24,27 +22,11 @@ const childId = '7c2d4a10-1b2c-4d3e-8f90-0a1b2c3d4e5f';
 const parentId = '0b1e2f30-4a5b-4c6d-9e8f-102132435465';
 const unsupportedId = '5f4e3d2c-1b0a-4987-8765-43210fedcba9';
 
-function simParent() {
-  return simExport(
-    'Parent',
-    [
-      simBlock({ id: 'start-1', type: 'start_trigger', name: 'Start', values: { inputFormat: [] } }),
-      simBlock({
-        id: 'call',
-        type: 'workflow_input',
-        name: 'Call greeter',
-        values: { workflowId: childId, inputMapping: '{"name": "Lin"}' },
-      }),
-    ],
-    [simEdge('start-1', 'call')],
-  );
-}
-
 function archive(extraEntries: Record<string, Uint8Array> = {}) {
   return simWorkspaceZip(
     [
       { id: childId, folder: 'Helpers', file: simGreeting('Greeter') },
-      { id: parentId, file: simParent() },
+      { id: parentId, file: simParent(childId) },
       { id: unsupportedId, file: simUnsupported('Slack digest') },
     ],
     extraEntries,

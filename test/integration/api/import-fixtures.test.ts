@@ -10,20 +10,15 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromProjectRoot } from '../../../lib/project';
-import { type ModelServer, startAnthropicServer, startOpenAiServer } from '../../support/model-servers';
+import { useDeploymentModelServers } from '../../support/model-servers';
 import { type Tenant, useLocalService } from '../../support/service';
 
 const fixturesDir = fromProjectRoot('test/fixtures/sim');
-let openai: ModelServer;
-let anthropic: ModelServer;
+const models = useDeploymentModelServers();
 let receiver: Server;
 let receiverUrl: string;
 
 beforeAll(async () => {
-  openai = await startOpenAiServer();
-  anthropic = await startAnthropicServer();
-  process.env.OPENAI_BASE_URL = openai.url;
-  process.env.ANTHROPIC_BASE_URL = anthropic.url;
   // What the fixtures' api blocks call: a customer record.
   const answers: Record<string, unknown> = {
     'GET /customers/c-1': { name: 'Ada' },
@@ -40,10 +35,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  delete process.env.OPENAI_BASE_URL;
-  delete process.env.ANTHROPIC_BASE_URL;
-  await openai.close();
-  await anthropic.close();
   await new Promise((resolve) => receiver.close(resolve));
 });
 
@@ -218,6 +209,7 @@ describe('Sim fixtures imported over HTTP and run', () => {
       // Prepare
       const owner = await tenantWithKeys();
       const id = await deployedFixture(owner, entry.fixture);
+      const [openai, anthropic] = [models.openai(), models.anthropic()];
       openai.requests.splice(0);
       anthropic.requests.splice(0);
       if (entry.openai) openai.reply(...entry.openai);

@@ -3,29 +3,19 @@
  * blocks answered by loopback model servers through the deployment's OPENAI_BASE_URL and
  * ANTHROPIC_BASE_URL, refusals that list every block and store nothing, and the export round trips.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnthropicServer, startOpenAiServer, type ModelServer } from '../../support/model-servers';
+import { describe, expect, it } from 'vitest';
+import { useDeploymentModelServers } from '../../support/model-servers';
 import { type Tenant, request, useLocalService } from '../../support/service';
-import { simBlock, simEdge, simExport, simGreeting, simUnsupported } from '../../support/sim-files';
+import {
+  simBlock,
+  simEdge,
+  simExport,
+  simGreeting,
+  simParent,
+  simUnsupported,
+} from '../../support/sim-files';
 
-let openai: ModelServer;
-let anthropic: ModelServer;
-
-beforeAll(async () => {
-  openai = await startOpenAiServer();
-  anthropic = await startAnthropicServer();
-  // Read when the first run builds the engine: the deployment's endpoints, as an operator sets them.
-  process.env.OPENAI_BASE_URL = openai.url;
-  process.env.ANTHROPIC_BASE_URL = anthropic.url;
-});
-
-afterAll(async () => {
-  delete process.env.OPENAI_BASE_URL;
-  delete process.env.ANTHROPIC_BASE_URL;
-  await openai.close();
-  await anthropic.close();
-});
-
+const models = useDeploymentModelServers();
 const service = useLocalService();
 
 async function imported(owner: Tenant, workflow: unknown, extra: Record<string, unknown> = {}) {
@@ -137,7 +127,7 @@ describe('POST /api/workflows/import', () => {
       deployed: true,
       warnings: [],
     });
-    expect(run.status).toBe(200);
+    expect(run.status, JSON.stringify(run.body).slice(0, 500)).toBe(200);
     expect(run.body.output).toEqual({ greeting: 'Hello, Ada!' });
   });
 
@@ -176,8 +166,8 @@ describe('POST /api/workflows/import', () => {
     const owner = await service.get().newTenant('importer');
     await setSecret(owner, 'OPENAI_API_KEY', 'sk-openai-import-test');
     await setSecret(owner, 'ANTHROPIC_API_KEY', 'sk-ant-import-test');
-    openai.reply({ content: 'Tides keep time for the moon.' });
-    anthropic.reply({ content: 'Seven out of ten.' });
+    models.openai().reply({ content: 'Tides keep time for the moon.' });
+    models.anthropic().reply({ content: 'Seven out of ten.' });
     const id = (await imported(owner, simAgents(), { deploy: true })).body.data.id;
 
     // Act
@@ -186,7 +176,7 @@ describe('POST /api/workflows/import', () => {
     // Assess
     expect(run.status).toBe(200);
     expect(run.body.output).toMatchObject({ content: 'Seven out of ten.' });
-    const [toOpenAi] = openai.requests;
+    const [toOpenAi] = models.openai().requests;
     expect(toOpenAi.headers.authorization).toBe('Bearer sk-openai-import-test');
     expect(toOpenAi.body).toMatchObject({
       model: 'gpt-4o',
@@ -196,7 +186,7 @@ describe('POST /api/workflows/import', () => {
         { role: 'user', content: 'Write about tides' },
       ],
     });
-    const [toAnthropic] = anthropic.requests;
+    const [toAnthropic] = models.anthropic().requests;
     expect(toAnthropic.headers.authorization ?? toAnthropic.headers['x-api-key']).toContain(
       'sk-ant-import-test',
     );
@@ -271,19 +261,7 @@ describe('POST /api/workflows/import', () => {
     // Prepare
     const owner = await service.get().newTenant('importer');
     const child = (await imported(owner, simGreeting('Child'), { deploy: true })).body.data.id;
-    const parent = simExport(
-      'Parent',
-      [
-        simBlock({ id: 'start-1', type: 'start_trigger', name: 'Start', values: { inputFormat: [] } }),
-        simBlock({
-          id: 'call',
-          type: 'workflow',
-          name: 'Call child',
-          values: { workflowId: child, input: '' },
-        }),
-      ],
-      [simEdge('start-1', 'call')],
-    );
+    const parent = simParent(child);
 
     // Act
     const answer = await imported(owner, parent);
