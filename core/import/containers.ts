@@ -7,7 +7,9 @@
  * enters its body by `loop-start-source` / `parallel-start-source`, which is kept: an edge from a
  * container to its child marks where the body starts here too.
  */
+import type { Block } from '../engine/types';
 import type { BlockMapContext, BlockMapping } from './mapping';
+import { simReferenceName } from './references';
 import { isRecord, numberValue } from './sim-values';
 import type { SimBlock, SimWorkflowState } from './types';
 
@@ -88,3 +90,30 @@ export const parallelMapping: BlockMapping = {
     return { parallelType };
   },
 };
+
+/**
+ * Sim's `results` of a loop or parallel holds, per iteration or branch, the outputs of every block of
+ * the body; ours, the output of the body's last block. The blocks that read them, and how to say so.
+ */
+export function readersOfContainerResults(
+  blocks: Record<string, Block>,
+): Array<{ block: Block; difference: string }> {
+  const containers = Object.values(blocks).filter(
+    (block) => block.type === 'loop' || block.type === 'parallel',
+  );
+  if (containers.length === 0) return [];
+  const readers: Array<{ block: Block; difference: string }> = [];
+  for (const block of Object.values(blocks)) {
+    const text = JSON.stringify(block.config).toLowerCase();
+    for (const container of containers) {
+      const reference = `<${simReferenceName(container.name)}.results`;
+      if (!text.includes(reference)) continue;
+      const unit = container.type === 'loop' ? 'iteration' : 'branch';
+      readers.push({
+        block,
+        difference: `${reference}> differs from Sim: there each ${unit} gives a list of the outputs of all its blocks, here the output of its last block (several last blocks: an object keyed by their names)`,
+      });
+    }
+  }
+  return readers;
+}

@@ -8,9 +8,14 @@ import { ValidationError } from '../errors';
 import { validateGraph } from '../engine/graph';
 import type { Block, Edge, WorkflowGraph } from '../engine/types';
 import { droppedTypes, mappingOf, simTriggerTypes } from './blocks';
-import { containerEndHandles, containerStartHandles, simParentId } from './containers';
+import {
+  containerEndHandles,
+  containerStartHandles,
+  readersOfContainerResults,
+  simParentId,
+} from './containers';
 import type { BlockMapContext } from './mapping';
-import { importedBlockName, simReferenceName } from './references';
+import { importedBlockName, normalizeVariableReferences, simReferenceName } from './references';
 import type {
   ConvertedWorkflow,
   ImportContext,
@@ -30,7 +35,7 @@ interface Conversion {
 }
 
 function refuseBlock(conversion: Conversion, sim: SimBlock, reason: string): void {
-  conversion.unsupported.push({ id: sim.id, name: sim.name ?? sim.id, type: sim.type, reason });
+  conversion.unsupported.push({ id: sim.id, name: sim.name, type: sim.type, reason });
 }
 
 /** The handle an edge takes here; undefined when Sim's handle has no counterpart. */
@@ -72,15 +77,21 @@ function checkBodies(state: SimWorkflowState, kept: Set<string>, conversion: Con
   }
 }
 
+function warnOfContainerResults(blocks: Record<string, Block>, conversion: Conversion): void {
+  for (const reader of readersOfContainerResults(blocks)) {
+    conversion.warnings.push({
+      blockId: reader.block.id,
+      message: `${reader.block.name}: ${reader.difference}`,
+    });
+  }
+}
+
 function convertBlocks(
   state: SimWorkflowState,
   context: ImportContext,
   conversion: Conversion,
 ): { blocks: Record<string, Block>; kept: Set<string> } {
-  const list = Object.entries(state.blocks).map(([key, sim]) => ({
-    ...sim,
-    id: typeof sim.id === 'string' ? sim.id : key,
-  }));
+  const list = Object.values(state.blocks);
   const kept = new Set<string>();
   const blockNames = new Set<string>();
   for (const sim of list) {
@@ -92,14 +103,9 @@ function convertBlocks(
       continue;
     }
     kept.add(sim.id);
-    blockNames.add(simReferenceName(sim.name ?? ''));
+    blockNames.add(simReferenceName(sim.name));
   }
   const triggers = list.filter((sim) => simTriggerTypes.includes(sim.type));
-  if (triggers.length === 0) {
-    throw new ValidationError('The workflow has no start block', [
-      { path: 'workflow.blocks', message: `Expected one of ${simTriggerTypes.join(', ')}` },
-    ]);
-  }
   for (const extra of triggers.slice(1)) {
     refuseBlock(
       conversion,
@@ -125,8 +131,8 @@ function convertBlocks(
       warn: (message) => conversion.warnings.push({ blockId: sim.id, message: `${sim.name}: ${message}` }),
       refuse: (reason) => refuseBlock(conversion, sim, reason),
     };
-    const name = importedBlockName(sim.name ?? sim.id);
-    if (name !== (sim.name ?? '').trim()) {
+    const name = importedBlockName(sim.name);
+    if (name !== sim.name.trim()) {
       mapContext.warn(`renamed "${name}": references leave dots out of block names, and so do names here`);
     }
     const parentId = simParentId(sim);
@@ -136,10 +142,18 @@ function convertBlocks(
       name,
       parentId: parentId ?? null,
       enabled: sim.enabled !== false,
-      config: mapping.config(mapContext),
+      config: normalizeVariableReferences(mapping.config(mapContext)),
     };
   }
   checkBodies(state, kept, conversion);
+  warnOfContainerResults(blocks, conversion);
+  if (triggers.length === 0) {
+    // A trigger of a kind this service lacks (a schedule, a webhook) is the better answer, when there is one.
+    if (conversion.unsupported.length > 0) throw new UnsupportedWorkflowError(conversion.unsupported);
+    throw new ValidationError('The workflow has no start block', [
+      { path: 'workflow.blocks', message: `Expected one of ${simTriggerTypes.join(', ')}` },
+    ]);
+  }
   return { blocks, kept };
 }
 
@@ -184,10 +198,21 @@ function checked(graph: WorkflowGraph, state: SimWorkflowState, conversion: Conv
   }
 }
 
+/** Blocks keyed by their own id, which edges and parents use, whatever key the file gave them. */
+function keyedById(state: SimWorkflowState): SimWorkflowState {
+  const blocks = Object.entries(state.blocks).map(([key, sim]) => ({
+    ...sim,
+    id: typeof sim.id === 'string' && sim.id !== '' ? sim.id : key,
+    name: typeof sim.name === 'string' ? sim.name : key,
+  }));
+  return { ...state, blocks: Object.fromEntries(blocks.map((sim) => [sim.id, sim])) };
+}
+
 function convertSim(
-  state: SimWorkflowState,
+  file: SimWorkflowState,
   context: ImportContext,
 ): { graph: WorkflowGraph; warnings: ImportWarning[] } {
+  const state = keyedById(file);
   const conversion: Conversion = { warnings: [], unsupported: [] };
   const { blocks, kept } = convertBlocks(state, context, conversion);
   const edges = convertEdges(state, kept, conversion);

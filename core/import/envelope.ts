@@ -66,6 +66,12 @@ function checkShape(state: Record<string, unknown>, ours: boolean): void {
     if (!isRecord(edge)) problem(path, 'Must be an object');
     else if (typeof edge.source !== 'string' || typeof edge.target !== 'string') {
       problem(path, 'An edge needs a source and a target block id');
+    } else if (
+      edge.sourceHandle !== undefined &&
+      edge.sourceHandle !== null &&
+      typeof edge.sourceHandle !== 'string'
+    ) {
+      problem(`${path}.sourceHandle`, 'Must be text');
     }
   });
   if (details.length > 0) throw new ValidationError('The workflow file is not a workflow', details);

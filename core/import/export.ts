@@ -5,6 +5,7 @@
  */
 import type { Block, Edge, WorkflowGraph } from '../engine/types';
 import { simModelOf } from './blocks/models';
+import { readersOfContainerResults } from './containers';
 import { simReferenceName } from './references';
 import { isRecord, objectToTable } from './sim-values';
 import type { ImportWarning, SimBlock, SimEdge, SimVariable } from './types';
@@ -142,7 +143,8 @@ function simShape(block: Block, state: ExportState): { type: string; subBlocks: 
       const rows = fields.map((field, index) => ({
         id: `field-${index + 1}`,
         name: field.name,
-        type: field.type ?? 'string',
+        // Sim's editor names a list of files `file[]`.
+        type: field.type === 'files' ? 'file[]' : (field.type ?? 'string'),
         value: '',
         collapsed: false,
         ...(field.required === true ? { required: true } : {}),
@@ -437,6 +439,14 @@ export function toSimExport(workflow: {
         distribution: data.collection ?? '',
         parallelType: data.parallelType,
       };
+    }
+  }
+  for (const reader of readersOfContainerResults(graph.blocks)) {
+    if (kept.has(reader.block.id)) {
+      state.warnings.push({
+        blockId: reader.block.id,
+        message: `${reader.block.name}: ${reader.difference}`,
+      });
     }
   }
   const variables = Object.fromEntries(

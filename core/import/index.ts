@@ -1,7 +1,8 @@
 /**
  * Import and export between Sim's workflow JSON and our graph. Pure: no AWS SDK, no I/O.
- * One file per concern: envelope.ts (reading a file), convert.ts (Sim → ours, with blocks.ts per
- * block family, containers.ts, references.ts), export.ts (ours → Sim).
+ * One file per concern: envelope.ts (reading a file), convert.ts (Sim → ours: blocks/ has one
+ * mapping per block family, containers.ts the loops and parallels, references.ts what differs in
+ * reference syntax, workflow-variables.ts Sim's variables), export.ts (ours → Sim).
  */
 export { convertWorkflowFile } from './convert';
 export { readWorkflowFile } from './envelope';

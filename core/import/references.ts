@@ -18,6 +18,27 @@ export function simReferenceName(name: string): string {
   return normalizeName(name).replace(/\./g, '');
 }
 
+/**
+ * Sim finds `<variable.Name>` by the variable's name lowercased without spaces or dots; here the
+ * name is looked up as written, and imported variables are named that way. So such references are
+ * written in the same form, in every text of a block's config.
+ */
+export function normalizeVariableReferences<T>(value: T): T {
+  if (typeof value === 'string') {
+    return value.replace(
+      /<variable\.([\p{L}\p{N}_$-]+)/gu,
+      (_whole, name: string) => `<variable.${simReferenceName(name)}`,
+    ) as T;
+  }
+  if (Array.isArray(value)) return value.map((item) => normalizeVariableReferences(item)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, member]) => [key, normalizeVariableReferences(member)]),
+    ) as T;
+  }
+  return value;
+}
+
 /** A block name that references as Sim writes them reach here too: dots are dropped. */
 export function importedBlockName(name: string): string {
   return name.replace(/\./g, '').trim();

@@ -61,3 +61,18 @@ describe('Sim nested containers', () => {
     });
   });
 });
+
+describe('Sim container results', () => {
+  it("a block reading a container's results is told how they differ from Sim", () => {
+    const { warnings } = importFixture('loop-for.json');
+
+    expect(warnings).toEqual([
+      {
+        blockId: 'reply',
+        message: expect.stringContaining(
+          '<loop1.results> differs from Sim: there each iteration gives a list',
+        ),
+      },
+    ]);
+  });
+});

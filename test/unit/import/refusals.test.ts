@@ -145,3 +145,14 @@ describe('readWorkflowFile', () => {
     ).toThrow(ValidationError);
   });
 });
+
+describe('convertWorkflowFile without a start block of ours', () => {
+  it('refuses a trigger this service lacks as an unsupported block rather than a missing start', () => {
+    const document = JSON.parse(fixtureText('trigger-manual.json'));
+    document.state.blocks.trigger.type = 'schedule';
+
+    const error = refusalOf(() => convertWorkflowFile(readWorkflowFile(document), noChildren));
+
+    expect(error.blocks).toEqual([expect.objectContaining({ id: 'trigger', type: 'schedule' })]);
+  });
+});
