@@ -4,7 +4,7 @@
  * refused workflow (400, 422) leaves nothing behind.
  */
 import type { WorkflowGraph } from '../engine/types';
-import { NotFoundError, ValidationError } from '../errors';
+import { isServiceError, NotFoundError, ValidationError } from '../errors';
 import { newId } from '../ids';
 import { requireWorkspaceAccess } from '../identity/access';
 import type { Principal } from '../identity/service';
@@ -207,12 +207,15 @@ function archiveContext(workflows: ArchiveWorkflow[], workspace: ImportContext):
   };
 }
 
+/** A workflow's refusal as the caller may see it; anything but the caller's fault stays internal. */
 function errorOf(error: unknown): NonNullable<ArchiveWorkflowResult['error']> {
-  const { code, message, details } = error as { code?: string; message?: string; details?: unknown };
+  if (!isServiceError(error) || error.statusCode >= 500) {
+    return { code: 'INTERNAL_ERROR', message: 'The workflow could not be stored' };
+  }
   return {
-    code: typeof code === 'string' ? code : 'IMPORT_FAILED',
-    message: message ?? String(error),
-    ...(details === undefined ? {} : { details }),
+    code: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
   };
 }
 
