@@ -33,6 +33,11 @@ function archive(extraEntries: Record<string, Uint8Array> = {}) {
   );
 }
 
+/** The archive sent into the tenant's own workspace. */
+function sent(owner: Tenant, body: Uint8Array, query: Record<string, string> = {}) {
+  return postArchive(service.get().url, owner.apiKey, { workspaceId: owner.workspaceId, ...query }, body);
+}
+
 async function workflowCount(owner: Tenant): Promise<number> {
   return (await owner.call('GET', `/api/workflows?workspaceId=${owner.workspaceId}`)).body.data.length;
 }
@@ -43,12 +48,7 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     const owner = await service.get().newTenant('mover');
 
     // Act
-    const answer = await postArchive(
-      service.get().url,
-      owner.apiKey,
-      { workspaceId: owner.workspaceId, deploy: 'true' },
-      archive(),
-    );
+    const answer = await sent(owner, archive(), { deploy: 'true' });
 
     // Assess
     expect(answer.status).toBe(201);
@@ -86,12 +86,7 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     ]);
 
     // Act
-    const answer = await postArchive(
-      service.get().url,
-      owner.apiKey,
-      { workspaceId: owner.workspaceId, deploy: 'true' },
-      body,
-    );
+    const answer = await sent(owner, body, { deploy: 'true' });
     const parent = answer.body.data.workflows.find((result: { path: string }) =>
       result.path.startsWith('Callers/'),
     );
@@ -113,12 +108,7 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     const body = archive({ 'Broken-1.json': strToU8('{"version": "1.0", "state": ') });
 
     // Act
-    const answer = await postArchive(
-      service.get().url,
-      owner.apiKey,
-      { workspaceId: owner.workspaceId },
-      body,
-    );
+    const answer = await sent(owner, body);
 
     // Assess
     expect(answer.status).toBe(400);
@@ -132,12 +122,7 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     const bomb = zipSync({ 'bomb.json': new Uint8Array(4 * 1024 * 1024).fill(0x20) }, { level: 9 });
 
     // Act
-    const answer = await postArchive(
-      service.get().url,
-      owner.apiKey,
-      { workspaceId: owner.workspaceId },
-      bomb,
-    );
+    const answer = await sent(owner, bomb);
 
     // Assess
     expect(answer.status).toBe(413);
@@ -150,12 +135,7 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     const owner = await service.get().newTenant('mover');
 
     // Act
-    const answer = await postArchive(
-      service.get().url,
-      owner.apiKey,
-      { workspaceId: owner.workspaceId },
-      new Uint8Array(50 * 1024 * 1024),
-    );
+    const answer = await sent(owner, new Uint8Array(50 * 1024 * 1024));
 
     // Assess
     expect(answer.status).toBe(413);
@@ -170,12 +150,7 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     const large = zipSync({ 'noise.json': noise }, { level: 0 });
 
     // Act
-    const answer = await postArchive(
-      service.get().url,
-      owner.apiKey,
-      { workspaceId: owner.workspaceId },
-      large,
-    );
+    const answer = await sent(owner, large);
 
     // Assess
     expect(answer.status).toBe(413);
@@ -199,12 +174,7 @@ describe('POST /api/workflows/import with a Sim workspace ZIP', () => {
     const owner = await service.get().newTenant('mover');
 
     // Act
-    const answer = await postArchive(
-      service.get().url,
-      owner.apiKey,
-      { workspaceId: owner.workspaceId },
-      strToU8('this is not a zip archive'),
-    );
+    const answer = await sent(owner, strToU8('this is not a zip archive'));
 
     // Assess
     expect(answer.status).toBe(400);
