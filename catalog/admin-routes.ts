@@ -1,6 +1,7 @@
 /** The admin API (x-admin-key): users, their keys and limits, workspaces, organizations, imports. Spread into the route table (catalog/routes.ts). */
 import { type RouteDefinition, entitiesWrite } from './route-definition';
 import * as s from './schemas';
+import { adminImportedWorkflow, adminImportWorkflowBody } from './import-schemas';
 
 export const adminRoutes = [
   // Admin API (x-admin-key)
@@ -64,10 +65,14 @@ export const adminRoutes = [
     entry: 'functions/admin/import-workflow.ts',
     auth: 'admin',
     permission: 'adminKey',
-    summary: 'Import a workflow graph into a workspace, optionally deploying it',
+    summary:
+      "Import a workflow (Sim's export or this service's graph) into a workspace, optionally deploying it",
     tag: 'admin',
-    request: { body: s.importWorkflowBody },
-    responses: { 201: { description: 'Created', body: s.data(s.workflow) } },
+    request: { body: adminImportWorkflowBody },
+    responses: {
+      201: { description: 'Created', body: adminImportedWorkflow },
+      422: { description: 'Blocks that cannot run here, every one listed (code UNSUPPORTED_WORKFLOW)' },
+    },
     // Large graphs are kept in the files bucket behind a pointer (adapters/dynamodb/workflow-store.ts).
     access: { ...entitiesWrite, buckets: { files: 'readWrite' } },
   },

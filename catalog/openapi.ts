@@ -107,7 +107,15 @@ function operation(route: RouteDefinition, options: OpenApiOptions): JsonSchema 
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: toSchema(route.request.body, 'input') } },
+            content: {
+              'application/json': { schema: toSchema(route.request.body, 'input') },
+              ...Object.fromEntries(
+                (route.rawBodyMediaTypes ?? []).map((type) => [
+                  type,
+                  { schema: { type: 'string', format: 'binary' } },
+                ]),
+              ),
+            },
           },
         }
       : {}),

@@ -49,6 +49,11 @@ export interface RouteDefinition {
   summary: string;
   tag: string;
   request?: { params?: z.ZodMiniType; query?: z.ZodMiniType; body?: z.ZodMiniType };
+  /**
+   * Media types the handler reads from the event itself (a binary body arrives base64-encoded) in
+   * place of the JSON body; API Gateway passes them as binary (`binaryMediaTypes`, lib/api-stack.ts).
+   */
+  rawBodyMediaTypes?: readonly string[];
   /** Documented answers; errors always use the Error schema. */
   responses: Record<number, { description: string; body?: z.ZodMiniType }>;
   access: ResourceAccess;

@@ -229,13 +229,6 @@ export const createApiKeyBody = z.strictObject({
 });
 export const createWorkspaceAdminBody = z.strictObject({ name, ownerId: id, organizationId: z.optional(id) });
 export const createWorkspaceBody = z.strictObject({ name, organizationId: z.optional(id) });
-export const importWorkflowBody = z.strictObject({
-  workspaceId: id,
-  name,
-  description: z.optional(z.string().check(z.maxLength(2000))),
-  state: workflowGraph,
-  deploy: z.optional(z.boolean()),
-});
 export const createOrganizationBody = z.strictObject({
   name,
   ownerId: id,

@@ -3,6 +3,7 @@ import * as z from './zod';
 import type { ResourceAccess } from './resources';
 import { type RouteDefinition, entities, entitiesWrite, workflowGraphs } from './route-definition';
 import * as s from './schemas';
+import * as imports from './import-schemas';
 
 /** What starting a run takes in every mode: sync (Express machine), async (job + queue), stream (engine in process). */
 const runAccess = {
@@ -49,6 +50,44 @@ export const workflowRoutes = [
     request: { body: s.createWorkflowBody },
     responses: { 201: { description: 'Created', body: s.dataWithWarnings(s.workflow) } },
     access: workflowsWrite,
+  },
+  {
+    id: 'importWorkflow',
+    method: 'POST',
+    path: '/api/workflows/import',
+    entry: 'functions/workflows/import.ts',
+    auth: 'apiKey',
+    permission: 'write',
+    summary:
+      "Import a workflow file (Sim's export or this service's graph) as JSON, or a Sim workspace or folder archive as application/zip with workspaceId in the query (docs/import.md)",
+    tag: 'workflows',
+    request: { query: imports.importWorkflowQuery, body: imports.importWorkflowBody },
+    rawBodyMediaTypes: ['application/zip'],
+    responses: {
+      201: {
+        description: 'Imported: the workflow, or for an archive one answer per workflow',
+        body: s.data(z.union([imports.importedWorkflow, imports.importedArchive])),
+      },
+      413: { description: 'The archive is larger than its limits (code PAYLOAD_TOO_LARGE)' },
+      422: { description: 'Blocks that cannot run here, every one listed (code UNSUPPORTED_WORKFLOW)' },
+    },
+    access: workflowsWrite,
+    // Archives of many workflows are unpacked, converted and stored in one request.
+    timeoutInSeconds: 29,
+    memoryInMb: 512,
+  },
+  {
+    id: 'exportWorkflow',
+    method: 'GET',
+    path: '/api/workflows/{workflowId}/export',
+    entry: 'functions/workflows/export.ts',
+    auth: 'apiKey',
+    permission: 'read',
+    summary: "A workflow as a file: this service's graph, or with format=sim Sim's export (version 1.0)",
+    tag: 'workflows',
+    request: { params: s.workflowIdParams, query: imports.exportWorkflowQuery },
+    responses: { 200: { description: 'The workflow file', body: imports.exportedWorkflow } },
+    access: workflowsRead,
   },
   {
     id: 'getWorkflow',

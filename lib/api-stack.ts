@@ -41,6 +41,8 @@ export class ApiStack extends Stack {
     this.api = new apigateway.RestApi(this, 'Api', {
       description: 'Workflow service API',
       endpointTypes: [apigateway.EndpointType.REGIONAL],
+      // Bodies a route reads itself (a ZIP archive) reach its function base64-encoded, byte for byte.
+      binaryMediaTypes: [...new Set(props.routes.flatMap(({ route }) => route.rawBodyMediaTypes ?? []))],
       // Stage execution logging (errors only) needs API Gateway's account-level CloudWatch role.
       cloudWatchRole: true,
       deployOptions: {

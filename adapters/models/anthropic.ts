@@ -40,12 +40,8 @@ export const anthropicDefaultBaseUrl = 'https://api.anthropic.com';
 
 export type AnthropicProviderOptions = SdkProviderOptions;
 
-function label(request: ModelRequest): string {
-  return request.baseUrl ? 'Anthropic-compatible server' : 'Anthropic';
-}
-
-function describeError(error: unknown, request: ModelRequest, apiKey: string): ModelCallError {
-  return describeSdkError(error, request, apiKey, label(request), errorKind(error));
+function label(compatible: boolean): string {
+  return compatible ? 'Anthropic-compatible server' : 'Anthropic';
 }
 
 function errorKind(error: unknown): SdkErrorKind {
@@ -108,7 +104,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       return new Sdk({
         apiKey,
         // Explicit, so that ANTHROPIC_BASE_URL of the process never applies.
-        baseURL: baseUrl ?? anthropicDefaultBaseUrl,
+        baseURL: baseUrl ?? options.defaultBaseUrl ?? anthropicDefaultBaseUrl,
         maxRetries: options.maxRetries ?? 2,
         ...(baseUrl && options.fetch ? { fetch: options.fetch } : {}),
       });
@@ -206,7 +202,13 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
           ? await streamed(client, request, params, structured, requestOptions, request.onChunk)
           : await once(client, request, params, structured, requestOptions);
       } catch (error) {
-        throw describeError(error, request, apiKey);
+        throw describeSdkError(
+          error,
+          request,
+          apiKey,
+          label(Boolean(request.baseUrl ?? options.defaultBaseUrl)),
+          errorKind(error),
+        );
       }
     },
   };

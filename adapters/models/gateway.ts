@@ -3,7 +3,8 @@
  * the call by `timeoutInMs` (AbortSignal.timeout; the SDK request is aborted too), and turns every
  * failure into a `ModelCallError` whose message names the provider's status and message, never a key.
  *
- * Model calls go to the providers' endpoints directly. A custom `baseUrl` is a user-controlled URL:
+ * Model calls go to the providers' endpoints directly, or to the deployment's endpoint of a provider
+ * (`baseUrls`, ./endpoints.ts). A custom `baseUrl` of a block is a user-controlled URL:
  * pass `fetch` (e.g. one that goes through the guarded outbound client) and the OpenAI and Anthropic
  * clients of custom base URLs use it. The deployment's default API keys are never sent to a custom
  * `baseUrl`. Bedrock ignores `baseUrl` and signs with the credentials of its default chain.
@@ -26,6 +27,11 @@ export interface ModelGatewayOptions {
   fetch?: typeof globalThis.fetch;
   /** Keys for the providers' own endpoints when a block sets no `apiKey` (e.g. from the environment). */
   apiKeys?: { openai?: string; anthropic?: string };
+  /**
+   * The deployment's endpoint per provider (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`): a company's
+   * model gateway or an OpenAI-compatible server. A block's own `baseUrl` still wins.
+   */
+  baseUrls?: { openai?: string; anthropic?: string };
   /** SDK retries of connection errors, 429 and 5xx inside the time limit; default 2. */
   maxRetries?: number;
   bedrock?: {
@@ -88,11 +94,13 @@ export function createModelGateway(options: ModelGatewayOptions = {}): ModelGate
   const providers: Record<string, ModelProvider> = {
     openai: createOpenAiProvider({
       defaultApiKey: options.apiKeys?.openai,
+      defaultBaseUrl: options.baseUrls?.openai,
       fetch: options.fetch,
       maxRetries: options.maxRetries,
     }),
     anthropic: createAnthropicProvider({
       defaultApiKey: options.apiKeys?.anthropic,
+      defaultBaseUrl: options.baseUrls?.anthropic,
       fetch: options.fetch,
       maxRetries: options.maxRetries,
     }),

@@ -41,12 +41,8 @@ export const openAiDefaultBaseUrl = 'https://api.openai.com/v1';
 
 export type OpenAiProviderOptions = SdkProviderOptions;
 
-function label(request: ModelRequest): string {
-  return request.baseUrl ? 'OpenAI-compatible server' : 'OpenAI';
-}
-
-function describeError(error: unknown, request: ModelRequest, apiKey: string): ModelCallError {
-  return describeSdkError(error, request, apiKey, label(request), errorKind(error));
+function label(compatible: boolean): string {
+  return compatible ? 'OpenAI-compatible server' : 'OpenAI';
 }
 
 function errorKind(error: unknown): SdkErrorKind {
@@ -65,14 +61,20 @@ function messagesOf(request: ModelRequest): ChatCompletionMessageParam[] {
   return messages;
 }
 
-/** The Chat Completions body of a request, without the streaming members. */
-export function chatCompletionParams(request: ModelRequest): ChatCompletionCreateParamsBase {
+/**
+ * The Chat Completions body of a request, without the streaming members; `compatible`: the call
+ * goes to another endpoint than OpenAI's own (the block's `baseUrl` or the deployment's).
+ */
+export function chatCompletionParams(
+  request: ModelRequest,
+  compatible = Boolean(request.baseUrl),
+): ChatCompletionCreateParamsBase {
   const params: ChatCompletionCreateParamsBase = { model: request.model, messages: messagesOf(request) };
   if (request.temperature !== undefined) params.temperature = request.temperature;
   if (request.maxTokens !== undefined) {
     // OpenAI's own endpoint takes `max_completion_tokens` (reasoning models refuse `max_tokens`);
     // compatible servers widely know only `max_tokens`.
-    if (request.baseUrl) params.max_tokens = request.maxTokens;
+    if (compatible) params.max_tokens = request.maxTokens;
     else params.max_completion_tokens = request.maxTokens;
   }
   if (request.responseFormat) {
@@ -126,7 +128,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions = {}): Model
       return new Sdk({
         apiKey,
         // Explicit, so that OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID of the process never apply.
-        baseURL: baseUrl ?? openAiDefaultBaseUrl,
+        baseURL: baseUrl ?? options.defaultBaseUrl ?? openAiDefaultBaseUrl,
         organization: null,
         project: null,
         maxRetries: options.maxRetries ?? 2,
@@ -140,7 +142,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions = {}): Model
       const apiKey = apiKeyFor(request.provider, request, options.defaultApiKey);
       const client = clientFor(await loadSdk(), apiKey, request.baseUrl);
       const requestOptions = { signal, timeout: request.timeoutInMs };
-      const params = chatCompletionParams(request);
+      const compatible = Boolean(request.baseUrl ?? options.defaultBaseUrl);
+      const params = chatCompletionParams(request, compatible);
       try {
         if (!request.onChunk) {
           const completion = await client.chat.completions.create(
@@ -187,7 +190,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions = {}): Model
         if (refusal) throw new ModelCallError(request.provider, `The model refused to answer: ${refusal}`);
         return responseOf(request, content, model, usage, finishReason);
       } catch (error) {
-        throw describeError(error, request, apiKey);
+        throw describeSdkError(error, request, apiKey, label(compatible), errorKind(error));
       }
     },
   };

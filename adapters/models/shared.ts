@@ -121,6 +121,12 @@ export function apiKeyFor(provider: string, request: ModelRequest, defaultKey: s
 export interface SdkProviderOptions {
   /** Used when a request carries no `apiKey` and no `baseUrl`. */
   defaultApiKey?: string;
+  /**
+   * The deployment's endpoint for the provider (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`): used when
+   * a request sets no `baseUrl` of its own. The operator chose it, so it is reached with the global
+   * fetch (a company gateway may sit on a private network) and may receive `defaultApiKey`.
+   */
+  defaultBaseUrl?: string;
   /** Used by clients of a custom `baseUrl` (a user-controlled URL), e.g. the guarded client. */
   fetch?: typeof globalThis.fetch;
   /** SDK retries of connection errors, 408, 409, 429 and 5xx; default 2. */

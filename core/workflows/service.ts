@@ -100,10 +100,14 @@ export async function createWorkflow(
   return workflowView(await insertWorkflow(deps, input));
 }
 
-/** Creation without a principal: the admin import acts on the operator's authority. */
+/**
+ * Creation without a principal: the admin import acts on the operator's authority. An `id` given
+ * in advance lets an archive's workflows point at one another before they are stored.
+ */
 export async function insertWorkflow(
   deps: WorkflowDeps,
   input: {
+    id?: string;
     workspaceId: string;
     name: string;
     description?: string;
@@ -114,7 +118,7 @@ export async function insertWorkflow(
   const state = validateGraph(input.state ?? emptyGraph());
   const now = deps.now().toISOString();
   const record: WorkflowRecord = {
-    id: newId('wf'),
+    id: input.id ?? newId('wf'),
     workspaceId: input.workspaceId,
     folderId: input.folderId ?? null,
     name: input.name,
@@ -241,15 +245,4 @@ export async function getWorkflowStatus(
   workflowId: string,
 ): Promise<WorkflowStatus> {
   return workflowStatus(await loadWorkflow(deps, principal, workflowId, 'read'));
-}
-
-/** Admin import: creates the workflow in a workspace (as its owner) and optionally deploys it. */
-export async function importWorkflow(
-  deps: WorkflowDeps,
-  input: { workspaceId: string; name: string; description?: string; state: WorkflowGraph; deploy?: boolean },
-): Promise<WorkflowView> {
-  const workspace = await deps.identity.getWorkspace(input.workspaceId);
-  if (!workspace) throw new NotFoundError(`Workspace ${input.workspaceId} not found`);
-  const record = await insertWorkflow(deps, input);
-  return workflowView(input.deploy ? await deployRecord(deps, record, workspace.ownerId) : record);
 }

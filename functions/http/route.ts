@@ -124,9 +124,10 @@ export async function routeInputOf<R>(
   return {
     params: validate(route.request?.params, pathParameters, 'path parameter', logger),
     query: validate(route.request?.query, event.queryStringParameters ?? {}, 'query parameter', logger),
-    body: route.request?.body
-      ? validate(route.request.body, jsonBodyOf(event, headers), 'body', logger)
-      : undefined,
+    body:
+      route.request?.body && !isRawBody(route, headers)
+        ? validate(route.request.body, jsonBodyOf(event, headers), 'body', logger)
+        : undefined,
     principal,
     headers,
     permission: route.permission,
@@ -134,6 +135,12 @@ export async function routeInputOf<R>(
     limits,
     logger,
   } as RouteInput<R>;
+}
+
+/** The request's body is one of the media types the route reads itself (its `body` is then undefined). */
+export function isRawBody(route: RouteDefinition, headers: Record<string, string>): boolean {
+  const mediaType = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return route.rawBodyMediaTypes?.includes(mediaType) ?? false;
 }
 
 function jsonBodyOf(event: APIGatewayProxyEvent, headers: Record<string, string>): unknown {

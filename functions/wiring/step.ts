@@ -5,6 +5,7 @@ import { fileDeps } from './files';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { fetchThrough } from '../../adapters/http/fetch';
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
+import { modelBaseUrlsFrom } from '../../adapters/models/endpoints';
 import { createModelGateway } from '../../adapters/models/gateway';
 import { createSandboxPool, type SandboxPool } from '../../adapters/sandbox/pool';
 import type { EngineDeps } from '../../core/engine/types';
@@ -72,7 +73,12 @@ function engineDeps(): EngineDeps {
     codeRunner: sandbox,
     now: () => Date.now(),
     http,
-    models: overrides.models ?? createModelGateway({ fetch: fetchThrough(http, modelFetchLimits) }),
+    models:
+      overrides.models ??
+      createModelGateway({
+        fetch: fetchThrough(http, modelFetchLimits),
+        baseUrls: modelBaseUrlsFrom(process.env),
+      }),
     pricing: pricingTableFrom(process.env.MODEL_PRICES_JSON),
     files: fileAccess({ ...fileDeps(), http }, createDocumentReader()),
     workflows: deployedWorkflowLoader({

@@ -13,6 +13,7 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { ResourceAccess } from '../../catalog/resources';
 import { bundlingOf } from '../bundling';
+import { modelEndpointEnvironment } from '../model-endpoints';
 import { fromProjectRoot, projectRoot } from '../project';
 import type { ServiceResources } from '../service-resources';
 import { ResourceAccessGrant } from './resource-access';
@@ -97,6 +98,8 @@ export class ServiceFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
         NODE_OPTIONS: '--enable-source-maps',
+        // The deployment's model endpoints reach the functions whose blocks call models.
+        ...(props.runsBlocks ? modelEndpointEnvironment(this.node) : {}),
         ...props.environment,
       },
     });

@@ -29,6 +29,8 @@ export class TemplateEnvironmentError extends Error {
 export const operatorSettings = [
   'BASE_CHARGE_PER_RUN_USD',
   'MODEL_PRICES_JSON',
+  'OPENAI_BASE_URL',
+  'ANTHROPIC_BASE_URL',
   'LOOKUP_CACHE_TTL_MS',
   'STEP_BUDGET_MS',
   'SYNC_BUDGET_MS',

@@ -4,8 +4,9 @@
  */
 import './cdk-outdir';
 import { readFileSync } from 'node:fs';
-import { App, type Stack } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { Construct } from 'constructs';
 import { fromProjectRoot } from '../../lib/project';
 import { createServiceApp, type ServiceStacks } from '../../lib/service-app';
 
@@ -84,6 +85,16 @@ export interface PolicyStatement {
   Action: string | string[];
   Resource: unknown;
   Condition?: Record<string, unknown>;
+}
+
+/** The environment variables a function of `synthesized` is deployed with. */
+export function functionEnvironmentOf(
+  synthesized: SynthesizedApp,
+  fn: { function: Construct },
+): Record<string, unknown> {
+  const { resources } = synthesized.byStack(Stack.of(fn.function));
+  const resource = resources[logicalIdOf(fn.function)];
+  return (resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 }
 
 export function asList<T>(value: T | T[]): T[] {

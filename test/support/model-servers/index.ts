@@ -3,3 +3,4 @@ export { startAnthropicServer, defaultAnthropicContent } from './anthropic';
 export type { ModelServer, RecordedRequest, ScriptedReply } from './http';
 export { startOpenAiServer, defaultOpenAiContent } from './openai';
 export { useModelServer } from './use';
+export { useDeploymentModelServers } from './deployment';
