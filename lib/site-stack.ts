@@ -246,7 +246,7 @@ export class SiteStack extends Stack {
       ...(sso
         ? {
             signIn: {
-              domainUrl: `https://${sso.domainPrefix}.auth.${this.region}.amazoncognito.com`,
+              domain: `https://${sso.domainPrefix}.auth.${this.region}.amazoncognito.com`,
               clientId: sso.client.userPoolClientId,
             },
           }

@@ -46,7 +46,7 @@ export const consoleRewriteCode = `function handler(event) {
 /** What the page needs to sign in through the Cognito hosted UI (console/src/sso.ts reads it). */
 export interface ConsoleSignIn {
   /** `https://<prefix>.auth.<region>.amazoncognito.com`. */
-  domainUrl: string;
+  domain: string;
   clientId: string;
 }
 
@@ -73,7 +73,7 @@ export class ConsoleSite extends Construct {
       securityHeadersBehavior: {
         contentSecurityPolicy: {
           contentSecurityPolicy: signIn
-            ? consoleContentSecurityPolicyWith([signIn.domainUrl])
+            ? consoleContentSecurityPolicyWith([signIn.domain])
             : consoleContentSecurityPolicy,
           override: true,
         },

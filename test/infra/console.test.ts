@@ -158,8 +158,8 @@ describe('the console with SSO', () => {
 
   it('writes the sign-in domain and the app client id into config.json', () => {
     const config = site.console.config.sso;
-    expect(resolved(config?.domainUrl)).toContain('https://acme-workflows.auth.');
-    expect(resolved(config?.domainUrl)).toContain('amazoncognito.com');
+    expect(resolved(config?.domain)).toContain('https://acme-workflows.auth.');
+    expect(resolved(config?.domain)).toContain('amazoncognito.com');
     // The client id comes from the SSO stack, deployed first.
     expect(resolved(config?.clientId)).toContain('Fn::ImportValue');
     expect(config?.scopes).toEqual(['openid', 'email', 'profile']);
