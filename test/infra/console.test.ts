@@ -212,7 +212,8 @@ describe('the console with SSO', () => {
     expect(JSON.stringify(statementsOfRole(resources, roleId))).not.toContain('"*"');
   });
 
-  it('passes cdk-nag AwsSolutions, each suppression argued', () => {
+  // Reading a stack's annotations runs the checks over the whole app: minutes on a busy small machine.
+  it('passes cdk-nag AwsSolutions, each suppression argued', { timeout: 180_000 }, () => {
     const errors = Annotations.fromStack(site).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
     expect(errors.map((error) => String(error.entry.data).split(':')[0])).toEqual([]);
     const suppressed = Object.values(resources).flatMap(
