@@ -10,6 +10,7 @@ import {
 } from '../scripts/bundle';
 import { runAsyncLoad } from './async';
 import { initRunsPerBundle, measureBundleInit } from './bundle-init';
+import { benchConsole, printConsoleBench } from './console';
 import { benchEngine, printEngineBench } from './engine';
 import { type LoadResult, runLoad, type Target } from './load';
 import { benchFiles, printFilesBench } from './files';
@@ -31,6 +32,7 @@ const sectionNames = [
   'files',
   'notifications',
   'forms',
+  'console',
   'sync',
   'async',
   'bundles',
@@ -134,6 +136,7 @@ await section('logs', 'logs', benchLogs, printLogsBench);
 await section('files', 'files', benchFiles, printFilesBench);
 await section('notifications', 'notifications', benchNotifications, printNotificationsBench);
 await section('forms', 'forms', benchForms, printFormsBench);
+await section('console', 'console', benchConsole, printConsoleBench);
 
 const header = [
   'target'.padEnd(10),

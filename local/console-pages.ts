@@ -15,6 +15,7 @@ import {
   consolePrefix,
   isConsoleAssetName,
 } from '../console/site';
+import { pageBuildModule } from '../web/page-build';
 import { cachedBuild, contentTypes } from './form-pages';
 import { moduleRoot } from './modules';
 
@@ -29,7 +30,7 @@ export async function startConsolePages(cacheDir: string = consolePagesCacheDir)
   const outDir = await cachedBuild(cacheDir, {
     prefix: consolePrefix,
     sourceDir: consoleSourceDir,
-    buildModule: consoleBuildModule,
+    buildModules: [consoleBuildModule, pageBuildModule],
     build: buildConsole,
   });
   const appDir = join(outDir, consolePrefix);

@@ -11,6 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { extname, join, relative } from 'node:path';
 import { formPageHeaders, formPagePrefix, isFormAssetName } from '../catalog/site';
 import { buildFormApp, formAppBuildModule, formAppSourceDir } from '../web/build';
+import { pageBuildModule } from '../web/page-build';
 import { moduleRoot } from './modules';
 
 export const contentTypes: Record<string, string> = {
@@ -31,15 +32,15 @@ export interface StaticApp {
   /** The build's directory under the output dir, and the path prefix the app is served at. */
   prefix: string;
   sourceDir: string;
-  /** The module that builds it: a change to it makes another build. */
-  buildModule: string;
+  /** The modules that build it: a change to one makes another build. */
+  buildModules: string[];
   build(outDir: string): Promise<void>;
 }
 
 const formApp: StaticApp = {
   prefix: formPagePrefix,
   sourceDir: formAppSourceDir,
-  buildModule: formAppBuildModule,
+  buildModules: [formAppBuildModule, pageBuildModule],
   build: buildFormApp,
 };
 
@@ -115,7 +116,7 @@ async function sourcesKey(app: StaticApp): Promise<string> {
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
-  for (const file of [...files, app.buildModule]) {
+  for (const file of [...files, ...app.buildModules]) {
     hash
       .update(relative(app.sourceDir, file))
       .update('\0')

@@ -15,11 +15,14 @@ export interface Series {
 export function Chart({
   title,
   times,
+  stepInSeconds,
   series,
   unit,
 }: {
   title: string;
+  /** Each bucket's start, in seconds (uPlot's time unit). */
   times: number[];
+  stepInSeconds: number;
   series: Series[];
   unit: string;
 }) {
@@ -31,7 +34,10 @@ export function Chart({
       {
         width: Math.max(element.clientWidth, 300),
         height: 220,
-        scales: { x: { time: true } },
+        // Half a bucket either side, so the first and last bars are drawn whole.
+        scales: {
+          x: { time: true, range: (_plot, min, max) => [min - stepInSeconds / 2, max + stepInSeconds / 2] },
+        },
         axes: [{}, { label: unit, size: 60 }],
         series: [
           {},
@@ -57,7 +63,7 @@ export function Chart({
       observer.disconnect();
       plot.destroy();
     };
-  }, [times, series, unit]);
+  }, [times, stepInSeconds, series, unit]);
   return html`<figure class="chart">
     <figcaption>${title}</figcaption>
     <div ref=${frame} role="img" aria-label=${`${title}: ${series.map((each) => each.label).join(' and ')} over time; the numbers are in the table below`}></div>

@@ -1,4 +1,4 @@
-/** The logs of a filter as CSV (RFC 4180: quoted where needed, CRLF line ends), and its download. */
+/** The logs of a filter as CSV (RFC 4180: quoted where needed, CRLF line ends). */
 import type { LogItem } from './types';
 
 export const csvColumns = [
@@ -35,15 +35,4 @@ export function logsCsv(entries: LogItem[], workflowName: (id: string) => string
         .join(','),
     );
   return `${lines.join('\r\n')}\r\n`;
-}
-
-export function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -62,7 +62,7 @@ export async function startSsoSignIn(sso: SsoConfig): Promise<void> {
     response_type: 'code',
     client_id: sso.clientId,
     redirect_uri: redirectUri(),
-    scope: (sso.scopes ?? ['openid', 'email', 'profile']).join(' '),
+    scope: (sso.scopes ?? ['openid', 'email']).join(' '),
     code_challenge_method: 'S256',
     code_challenge: challenge,
     state,

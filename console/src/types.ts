@@ -126,7 +126,14 @@ export interface MetricsBucket {
   errors: number;
   p50Ms: number | null;
   p95Ms: number | null;
+  meanMs: number | null;
   costUsd: number;
+}
+
+export interface MetricsAnswer {
+  data: MetricsBucket[];
+  bucket: 'hour' | 'day';
+  topFailingWorkflows: { workflowId: string; runs: number; errors: number }[];
 }
 
 export const triggers = ['api', 'webhook', 'schedule', 'manual', 'chat', 'form'] as const;

@@ -1,30 +1,40 @@
 /**
  * A run's trace as a waterfall: one row per span, nested spans indented under their loop, parallel
  * or child workflow, each with a bar on the run's time axis. It is an ARIA `tree` of `treeitem`s
- * (name first, then status and duration) with the keyboard of a tree: arrows, Home, End, Enter.
- * Rows are plain and their layout is skipped while off screen, so a trace of 1,000 spans opens at
- * once.
+ * (name first, then status and duration; level, position and set size given, so a reader knows
+ * where it is) with the keyboard of a tree: arrows, Home, End, Enter. Only the rows in view (and a
+ * few either side) are in the page, all of the same height, so a trace of thousands of spans opens
+ * and scrolls as fast as a short one.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { formatDuration, statusIcon, statusName } from './format';
 import { html } from './html';
 import type { Span } from './types';
+
+/** Must match `.span-row`'s height in style.css. */
+export const rowHeightInPx = 26;
+/** Rows drawn beyond each edge of the view, so a scroll shows no blank before the next frame. */
+const overscanRows = 15;
 
 export interface Row {
   span: Span;
   depth: number;
   parent: number;
   hasChildren: boolean;
+  /** 1-based position among its siblings, and their count (aria-posinset, aria-setsize). */
+  position: number;
+  siblings: number;
 }
 
 export function flatten(spans: Span[]): Row[] {
   const rows: Row[] = [];
   const walk = (list: Span[], depth: number, parent: number) => {
-    for (const span of list) {
+    list.forEach((span, at) => {
       const index = rows.length;
-      rows.push({ span, depth, parent, hasChildren: (span.children?.length ?? 0) > 0 });
-      if (span.children?.length) walk(span.children, depth + 1, index);
-    }
+      const hasChildren = (span.children?.length ?? 0) > 0;
+      rows.push({ span, depth, parent, hasChildren, position: at + 1, siblings: list.length });
+      if (hasChildren) walk(span.children as Span[], depth + 1, index);
+    });
   };
   walk(spans, 1, -1);
   return rows;
@@ -44,7 +54,11 @@ export function Waterfall({ spans, onSelect }: { spans: Span[]; onSelect(span: S
   const rows = useMemo(() => flatten(spans), [spans]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set());
   const [selected, setSelected] = useState(() => Math.max(failingRow(rows), 0));
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewHeight, setViewHeight] = useState(512);
   const tree = useRef<HTMLDivElement>(null);
+  /** Whether the selection should take the focus once drawn (keyboard and clicks; not the opening). */
+  const focusing = useRef(false);
 
   const bounds = useMemo(() => {
     let start = Number.POSITIVE_INFINITY;
@@ -69,18 +83,38 @@ export function Waterfall({ spans, onSelect }: { spans: Span[]; onSelect(span: S
 
   useEffect(() => onSelect(rows[selected]?.span), [rows, selected, onSelect]);
 
+  /** Scrolls the view so that the row at `at` (of `visible`) shows: centred, or just inside an edge. */
+  const reveal = (at: number, centre: boolean) => {
+    const element = tree.current;
+    if (!element || at < 0) return;
+    const top = at * rowHeightInPx;
+    const height = element.clientHeight;
+    let next = element.scrollTop;
+    if (centre) next = top - height / 2 + rowHeightInPx / 2;
+    else if (top < next) next = top;
+    else if (top + rowHeightInPx > next + height) next = top + rowHeightInPx - height;
+    element.scrollTop = Math.max(0, next);
+    setScrollTop(element.scrollTop);
+  };
+
   // The failing span (selected first) is scrolled into view when the trace opens.
-  useEffect(() => {
-    tree.current?.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'center' });
+  useLayoutEffect(() => {
+    const element = tree.current;
+    if (element) setViewHeight(element.clientHeight);
+    reveal(visible.indexOf(selected), true);
   }, [rows]);
 
-  const focusRow = (index: number) => {
+  // The selected row takes the focus once it is drawn, when the keyboard or a click moved it.
+  useEffect(() => {
+    if (!focusing.current) return;
+    focusing.current = false;
+    tree.current?.querySelector<HTMLElement>(`[data-row="${selected}"]`)?.focus();
+  }, [selected, scrollTop]);
+
+  const select = (index: number) => {
+    focusing.current = true;
     setSelected(index);
-    requestAnimationFrame(() => {
-      const element = tree.current?.querySelector<HTMLElement>(`[data-row="${index}"]`);
-      element?.focus();
-      element?.scrollIntoView({ block: 'nearest' });
-    });
+    reveal(visible.indexOf(index), false);
   };
 
   const toggle = (index: number, open?: boolean) =>
@@ -94,27 +128,34 @@ export function Waterfall({ spans, onSelect }: { spans: Span[]; onSelect(span: S
   const onKeyDown = (event: KeyboardEvent) => {
     const at = visible.indexOf(selected);
     const row = rows[selected];
+    const page = Math.max(1, Math.floor(viewHeight / rowHeightInPx) - 1);
     let handled = true;
     switch (event.key) {
       case 'ArrowDown':
-        if (at < visible.length - 1) focusRow(visible[at + 1]);
+        if (at < visible.length - 1) select(visible[at + 1]);
         break;
       case 'ArrowUp':
-        if (at > 0) focusRow(visible[at - 1]);
+        if (at > 0) select(visible[at - 1]);
+        break;
+      case 'PageDown':
+        select(visible[Math.min(visible.length - 1, at + page)]);
+        break;
+      case 'PageUp':
+        select(visible[Math.max(0, at - page)]);
         break;
       case 'Home':
-        focusRow(visible[0]);
+        select(visible[0]);
         break;
       case 'End':
-        focusRow(visible[visible.length - 1]);
+        select(visible[visible.length - 1]);
         break;
       case 'ArrowRight':
         if (row?.hasChildren && collapsed.has(selected)) toggle(selected, true);
-        else if (row?.hasChildren) focusRow(selected + 1);
+        else if (row?.hasChildren) select(selected + 1);
         break;
       case 'ArrowLeft':
         if (row?.hasChildren && !collapsed.has(selected)) toggle(selected, false);
-        else if (row && row.parent !== -1) focusRow(row.parent);
+        else if (row && row.parent !== -1) select(row.parent);
         break;
       case 'Enter':
       case ' ':
@@ -126,31 +167,46 @@ export function Waterfall({ spans, onSelect }: { spans: Span[]; onSelect(span: S
     if (handled) event.preventDefault();
   };
 
+  const first = Math.max(0, Math.floor(scrollTop / rowHeightInPx) - overscanRows);
+  const last = Math.min(visible.length, Math.ceil((scrollTop + viewHeight) / rowHeightInPx) + overscanRows);
+  // The selected row is always drawn, so that the tree keeps a focusable item wherever it scrolls.
+  const drawn = visible.slice(first, last);
+  const selectedAt = visible.indexOf(selected);
   const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const rowOf = (index: number, at: number) => {
+    const { span, depth, hasChildren, position, siblings } = rows[index];
+    const offset = ((Date.parse(span.startTime) - bounds.start) / bounds.total) * 100;
+    const width = Math.max((span.duration / bounds.total) * 100, 0.3);
+    const status = statusName(span.status);
+    const isSelected = index === selected;
+    return html`<div key=${index} data-row=${index} role="treeitem" aria-level=${depth} aria-posinset=${position}
+      aria-setsize=${siblings} aria-selected=${isSelected} aria-expanded=${hasChildren ? !collapsed.has(index) : undefined}
+      aria-label=${`${span.name}, ${status}, ${formatDuration(span.duration)}`}
+      tabindex=${isSelected ? 0 : -1} class=${`span-row status-${status.toLowerCase()}${isSelected ? ' selected' : ''}`}
+      style=${{ top: `${at * rowHeightInPx}px` }} onClick=${() => select(index)}>
+      <span class="span-name" style=${{ paddingLeft: `${(depth - 1) * 14}px` }}>
+        ${
+          hasChildren
+            ? html`<span class="twisty" aria-hidden="true" onClick=${() => toggle(index)}>${collapsed.has(index) ? '▸' : '▾'}</span>`
+            : html`<span class="twisty" aria-hidden="true"></span>`
+        }
+        <span aria-hidden="true" class="status-icon">${statusIcon(span.status)}</span> ${span.name}
+      </span>
+      <span class="span-track" aria-hidden="true"><span class="span-bar" style=${{ left: `${offset}%`, width: `${width}%` }}></span></span>
+      <span class="span-duration" aria-hidden="true">${formatDuration(span.duration)}</span>
+    </div>`;
+  };
+
   return html`<div class="waterfall">
     <div class="waterfall-axis" aria-hidden="true">
       ${ticks.map((tick) => html`<span style=${{ left: `${tick * 100}%` }}>${formatDuration(tick * bounds.total)}</span>`)}
     </div>
-    <div class="waterfall-tree" role="tree" aria-label="Trace" ref=${tree} onKeyDown=${onKeyDown}>
-      ${visible.map((index) => {
-        const { span, depth, hasChildren } = rows[index];
-        const offset = ((Date.parse(span.startTime) - bounds.start) / bounds.total) * 100;
-        const width = Math.max((span.duration / bounds.total) * 100, 0.3);
-        const status = statusName(span.status);
-        const isSelected = index === selected;
-        return html`<div key=${index} data-row=${index} role="treeitem" aria-level=${depth}
-          aria-selected=${isSelected} aria-expanded=${hasChildren ? !collapsed.has(index) : undefined}
-          aria-label=${`${span.name}, ${status}, ${formatDuration(span.duration)}`}
-          tabindex=${isSelected ? 0 : -1} class=${`span-row status-${status.toLowerCase()}${isSelected ? ' selected' : ''}`}
-          onClick=${() => focusRow(index)}>
-          <span class="span-name" style=${{ paddingLeft: `${(depth - 1) * 14}px` }}>
-            ${hasChildren ? html`<span class="twisty" aria-hidden="true" onClick=${() => toggle(index)}>${collapsed.has(index) ? '▸' : '▾'}</span>` : html`<span class="twisty" aria-hidden="true"></span>`}
-            <span aria-hidden="true" class="status-icon">${statusIcon(span.status)}</span> ${span.name}
-          </span>
-          <span class="span-track" aria-hidden="true"><span class="span-bar" style=${{ left: `${offset}%`, width: `${width}%` }}></span></span>
-          <span class="span-duration" aria-hidden="true">${formatDuration(span.duration)}</span>
-        </div>`;
-      })}
+    <div class="waterfall-tree" role="tree" aria-label="Trace" data-rows=${visible.length} ref=${tree}
+      onKeyDown=${onKeyDown} onScroll=${(event: Event) => setScrollTop((event.target as HTMLElement).scrollTop)}>
+      <div class="waterfall-rows" role="none" style=${{ height: `${visible.length * rowHeightInPx}px` }}>
+        ${selectedAt !== -1 && (selectedAt < first || selectedAt >= last) && rowOf(selected, selectedAt)}
+        ${drawn.map((index, offset) => rowOf(index, first + offset))}
+      </div>
     </div>
   </div>`;
 }

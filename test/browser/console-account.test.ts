@@ -1,7 +1,7 @@
 /** The console's sign-in, sign-out and settings in headless Chromium, against the local service. */
 import { describe, expect, it } from 'vitest';
 import { useBrowser } from '../support/browser';
-import { consoleScreenshot, consoleUrlOf, namedWorkflow, signedIn } from '../support/console';
+import { consoleScreenshot, consoleUrlOf, namedWorkflow, signedIn, patience } from '../support/console';
 import { request, threeBlockGraph, useLocalService } from '../support/service';
 
 const service = useLocalService();
@@ -22,11 +22,11 @@ describe('console sign-in', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     // Assess
-    await expect.poll(() => page.getByRole('link', { name: 'Greeter' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('link', { name: 'Greeter' }).count(), patience).toBe(1);
     expect(page.url()).not.toContain(tenant.apiKey);
     expect(JSON.stringify(await page.context().cookies())).not.toContain(tenant.apiKey);
-    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).toContain(tenant.apiKey);
-    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(tenant.apiKey);
+    expect(await page.evaluate<string>('JSON.stringify(sessionStorage)')).toContain(tenant.apiKey);
+    expect(await page.evaluate<string>('JSON.stringify(localStorage)')).not.toContain(tenant.apiKey);
     await consoleScreenshot(page, 'workflows');
 
     // Act
@@ -34,7 +34,7 @@ describe('console sign-in', () => {
 
     // Assess
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain(tenant.apiKey);
+    expect(await page.evaluate<string>('JSON.stringify(sessionStorage)')).not.toContain(tenant.apiKey);
     await page.reload();
     await page.getByLabel('API key').waitFor();
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
@@ -53,10 +53,10 @@ describe('console sign-in', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     // Assess
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain(refused.body.error);
+    await expect.poll(() => page.getByRole('alert').textContent(), patience).toContain(refused.body.error);
     expect(refused.status).toBe(401);
     expect(await page.getByLabel('API key').isVisible()).toBe(true);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
     await consoleScreenshot(page, 'sign-in-wrong-key');
   });
 });
@@ -66,7 +66,9 @@ describe('console settings', () => {
     // Prepare
     const tenant = await service.get().newTenant('console-keys');
     const page = await browser.page();
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(consoleUrl()).origin });
+    await page
+      .context()
+      .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(consoleUrl()).origin });
     await signedIn(page, consoleUrl(), tenant.apiKey, `#/w/${tenant.workspaceId}/settings`);
 
     // Act: create
@@ -79,7 +81,7 @@ describe('console settings', () => {
 
     // Assess: the key works, was copied, and is listed by its prefix only
     expect((await service.get().as(newKey)('GET', '/api/workspaces')).status).toBe(200);
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(newKey);
+    await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()'), patience).toBe(newKey);
     await page.getByRole('button', { name: 'Copied ✓' }).waitFor();
     await consoleScreenshot(page, 'settings-new-key');
     await page.getByRole('button', { name: 'Done' }).click();
@@ -92,7 +94,7 @@ describe('console settings', () => {
     await page.getByRole('button', { name: 'Revoke CI deploys' }).click();
 
     // Assess
-    await expect.poll(() => page.getByRole('row', { name: /CI deploys/ }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('row', { name: /CI deploys/ }).count(), patience).toBe(0);
     expect((await service.get().as(newKey)('GET', '/api/workspaces')).status).toBe(401);
     expect((await tenant.call('GET', '/api/workspaces')).status).toBe(200);
   });
@@ -117,13 +119,13 @@ describe('console settings', () => {
     await page.getByRole('button', { name: 'Set value' }).click();
 
     // Assess
-    await expect.poll(() => page.getByRole('row', { name: /SLACK_TOKEN/ }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('row', { name: /SLACK_TOKEN/ }).count(), patience).toBe(1);
     expect(await page.content()).not.toContain('xoxb-very-secret');
     const stored = await tenant.call('GET', `/api/workspaces/${tenant.workspaceId}/environment`);
     expect(stored.body.data.map((variable: { name: string }) => variable.name)).toEqual(['SLACK_TOKEN']);
     const usage = await tenant.call('GET', '/api/users/me/usage-limits');
     const usageFacts = page.getByRole('region', { name: 'Usage and limits' });
-    await expect.poll(() => usageFacts.innerText()).toContain(`Plan\n${usage.body.usage.plan}`);
+    await expect.poll(() => usageFacts.innerText(), patience).toContain(`Plan\n${usage.body.usage.plan}`);
     expect(await usageFacts.innerText()).toContain(`$0 of $${usage.body.usage.limit.toFixed(2)}`);
     expect(await usageFacts.innerText()).toMatch(/Sync runs\n\d+ of \d+ a minute left/);
     // The service writes the form's link from the host the page was asked by.

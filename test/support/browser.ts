@@ -22,14 +22,19 @@ const chromiumArgs = [
   '--disable-dev-shm-usage',
 ];
 
+/** The system's Chromium, headless, as the browser tests and the console bench drive it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: chromiumArgs,
+  });
+}
+
 export function useBrowser(): { page(options?: BrowserContextOptions): Promise<Page> } {
   let browser: Browser | undefined;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: chromiumArgs,
-    });
+    browser = await launchChromium();
     await mkdir(screenshotDir, { recursive: true });
   });
   afterAll(async () => {

@@ -35,7 +35,10 @@ export async function consoleScreenshot(page: Page, name: string): Promise<void>
  * a trace with one span per iteration, and a failing span after the loop.
  */
 export function loopGraph(iterations: number, fail: boolean): WorkflowGraph {
-  const step = { ...block('step', 'function', 'Step', { code: 'return <loop.index> * 2;' }), parentId: 'loop' };
+  const step = {
+    ...block('step', 'function', 'Step', { code: 'return <loop.index> * 2;' }),
+    parentId: 'loop',
+  };
   return graphOf(
     [
       block('start', 'start', 'Start', { inputFormat: [{ name: 'text', type: 'string' }] }),
@@ -51,7 +54,11 @@ export function loopGraph(iterations: number, fail: boolean): WorkflowGraph {
 
 /** Creates and deploys a workflow named `name`; answers its id. */
 export async function namedWorkflow(tenant: Tenant, name: string, state: WorkflowGraph): Promise<string> {
-  const created = await tenant.call('POST', '/api/workflows', { workspaceId: tenant.workspaceId, name, state });
+  const created = await tenant.call('POST', '/api/workflows', {
+    workspaceId: tenant.workspaceId,
+    name,
+    state,
+  });
   if (created.status !== 201) throw new Error(`Workflow not created: ${JSON.stringify(created.body)}`);
   const deployed = await tenant.call('POST', `/api/workflows/${created.body.data.id}/deploy`);
   if (deployed.status !== 200) throw new Error(`Workflow not deployed: ${JSON.stringify(deployed.body)}`);
@@ -59,9 +66,16 @@ export async function namedWorkflow(tenant: Tenant, name: string, state: Workflo
 }
 
 /** Runs a deployed workflow by API call; answers its execution id (failed runs too). */
-export async function ranOnce(tenant: Tenant, workflowId: string, input: Record<string, unknown> = {}): Promise<string> {
+export async function ranOnce(
+  tenant: Tenant,
+  workflowId: string,
+  input: Record<string, unknown> = {},
+): Promise<string> {
   const answer = await tenant.call('POST', `/api/workflows/${workflowId}/execute`, input);
   const executionId = answer.body?.metadata?.executionId;
   if (!executionId) throw new Error(`The run did not start: ${answer.status} ${JSON.stringify(answer.body)}`);
   return executionId;
 }
+
+/** How long a test waits for the page to show what the service answers: a loaded machine is slow. */
+export const patience = { timeout: 10_000 };

@@ -7,9 +7,8 @@ import { get } from '../api';
 import { Chart, type Series } from '../chart';
 import { formatCount, formatDuration } from '../format';
 import { html } from '../html';
-import { allLogEntries } from '../logs-api';
 import { hrefOf, navigate } from '../route';
-import type { MetricsBucket, Workspace } from '../types';
+import type { MetricsAnswer, Workspace } from '../types';
 import { ErrorNote, Loading, useAsync } from '../ui';
 import { nameOf, useWorkflows } from '../workflows-cache';
 
@@ -18,8 +17,6 @@ const ranges = {
   '24h': { label: 'Last 24 hours', bucket: 'hour', spanInMs: 24 * hourInMs, stepInMs: hourInMs },
   '30d': { label: 'Last 30 days', bucket: 'day', spanInMs: 30 * 24 * hourInMs, stepInMs: 24 * hourInMs },
 } as const;
-/** Failed runs read for "fail most"; beyond it the counts are of the newest ones. */
-const maxFailuresRead = 5_000;
 
 export function Dashboard({ workspace, params }: { workspace: Workspace; params: URLSearchParams }) {
   const rangeId = params.get('range') === '30d' ? '30d' : '24h';
@@ -33,15 +30,11 @@ export function Dashboard({ workspace, params }: { workspace: Workspace; params:
   }, [range]);
   const metrics = useAsync(
     () =>
-      get<{ data: MetricsBucket[] }>('/api/v1/metrics', {
+      get<MetricsAnswer>('/api/v1/metrics', {
         workspaceId: workspace.id,
         ...period,
         bucket: range.bucket,
       }),
-    [workspace.id, period],
-  );
-  const failures = useAsync(
-    () => allLogEntries(workspace.id, { level: 'error', startDate: period.from }, maxFailuresRead),
     [workspace.id, period],
   );
   const buckets = metrics.value?.data ?? [];
@@ -64,12 +57,8 @@ export function Dashboard({ workspace, params }: { workspace: Workspace; params:
     ],
     [buckets],
   );
-  const failing = useMemo(() => {
-    const counts = new Map<string, number>();
-    for (const entry of failures.value?.entries ?? [])
-      counts.set(entry.workflowId, (counts.get(entry.workflowId) ?? 0) + 1);
-    return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 5);
-  }, [failures.value]);
+  // From the same counters: the workflows with the most failed runs in the period.
+  const failing = (metrics.value?.topFailingWorkflows ?? []).filter((workflow) => workflow.errors > 0);
 
   return html`<section class="dashboard">
     <h1>Dashboard</h1>
@@ -92,8 +81,8 @@ export function Dashboard({ workspace, params }: { workspace: Workspace; params:
           <div><dt>Error rate</dt><dd>${totals.runs ? `${((100 * totals.errors) / totals.runs).toFixed(1)} %` : '–'}</dd></div>
         </dl>
         <div class="charts">
-          <${Chart} title=${`Runs and errors per ${range.bucket}`} times=${times} series=${runSeries} unit="runs" />
-          <${Chart} title=${`Duration per ${range.bucket} (p50, p95)`} times=${times} series=${durationSeries} unit="ms" />
+          <${Chart} title=${`Runs and errors per ${range.bucket}`} times=${times} stepInSeconds=${range.stepInMs / 1000} series=${runSeries} unit="runs" />
+          <${Chart} title=${`Duration per ${range.bucket} (p50, p95)`} times=${times} stepInSeconds=${range.stepInMs / 1000} series=${durationSeries} unit="ms" />
         </div>
         <details><summary>The numbers as a table</summary>
           <table class="data">
@@ -106,15 +95,15 @@ export function Dashboard({ workspace, params }: { workspace: Workspace; params:
         </details>`
     }
     <h2>Workflows that fail most</h2>
-    <${ErrorNote} error=${failures.error} />
-    ${failures.value && failing.length === 0 && html`<p>No failed runs in this period.</p>`}
+    ${metrics.value && failing.length === 0 && html`<p>No failed runs in this period.</p>`}
     ${
       failing.length > 0 &&
       html`<table class="data">
-        <thead><tr><th scope="col">Workflow</th><th scope="col" class="number">Failed runs</th></tr></thead>
+        <thead><tr><th scope="col">Workflow</th><th scope="col" class="number">Failed runs</th><th scope="col" class="number">Runs</th><th scope="col" class="number">Error rate</th></tr></thead>
         <tbody>${failing.map(
-          ([workflowId, count]) =>
-            html`<tr><th scope="row"><a href=${hrefOf(['w', workspace.id, 'logs'], { workflow: workflowId, level: 'error', range: rangeId === '24h' ? undefined : '7d' })}>${nameOf(workflows.value, workflowId)}</a></th><td class="number">${count}</td></tr>`,
+          ({ workflowId, runs, errors }) =>
+            html`<tr><th scope="row"><a href=${hrefOf(['w', workspace.id, 'logs'], { workflow: workflowId, level: 'error', range: rangeId === '24h' ? undefined : '7d' })}>${nameOf(workflows.value, workflowId)}</a></th>
+              <td class="number">${errors}</td><td class="number">${runs}</td><td class="number">${((100 * errors) / runs).toFixed(0)} %</td></tr>`,
         )}</tbody>
       </table>`
     }

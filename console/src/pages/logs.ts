@@ -3,7 +3,8 @@
  * API's cursor), "Live" new runs on top (the polling cursor), and the filter's rows as CSV.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { download, logsCsv } from '../csv';
+import { logsCsv } from '../csv';
+import { download } from '../download';
 import { formatCost, formatDuration, formatTime } from '../format';
 import { html } from '../html';
 import {
@@ -227,7 +228,9 @@ export function Logs({ workspace, params }: { workspace: Workspace; params: URLS
       </tr></thead>
       <tbody>
         ${rows.map(
-          (row) => html`<tr key=${row.id} class=${row.level === 'error' ? 'failed' : ''} onClick=${(
+          (
+            row,
+          ) => html`<tr key=${row.id} data-execution-id=${row.executionId} class=${row.level === 'error' ? 'failed' : ''} onClick=${(
             event: MouseEvent,
           ) => {
             if (!(event.target as HTMLElement).closest('a'))

@@ -133,7 +133,7 @@ function Deliveries({ path, round }: { path: string; round: number }) {
       <tbody>${deliveries.value.map(
         (delivery) => html`<tr>
           <td>${formatTime(delivery.createdAt)}</td><td><code>${delivery.eventId}</code></td>
-          <td><${Status} status=${delivery.status === 'success' ? 'success' : delivery.status === 'failed' ? 'error' : delivery.status} /> <span class="muted">${delivery.status}</span></td>
+          <td>${delivery.status === 'failed' ? html`<${Status} status="error" /> (failed)` : html`<${Status} status=${delivery.status === 'in_progress' ? 'running' : delivery.status} />`}</td>
           <td class="number">${delivery.attempts}</td>
           <td>${delivery.responseStatus ?? ''} ${delivery.error ?? ''}</td>
           <td>${delivery.nextAttemptAt ? formatTime(delivery.nextAttemptAt) : '–'}</td>
