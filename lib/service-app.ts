@@ -7,7 +7,8 @@
  *   WorkflowRoutes<Tag>   the route functions of one route-table tag (one stack per tag)
  *   WorkflowApi           REST API, stage, resources, methods, invoke permissions; names the route
  *                         functions (no exports) and is deployed after every route stack
- *   WorkflowSite          form pages: site bucket, CloudFront distribution (/form/* app, /api/* API)
+ *   WorkflowSite          form pages and the console: site bucket, CloudFront distribution (/form/* app,
+ *                         /console* console, /api/* API)
  *   WorkflowSso           with single sign-on only: Cognito user pool, identity providers, app client
  */
 import { type App, Aspects, type StackProps } from 'aws-cdk-lib';
@@ -104,6 +105,7 @@ export function createServiceApp(
     api: api.api,
     edgeSecret: data.edgeSecret,
     accessLogsBucket: data.accessLogsBucket,
+    ...(sso ? { sso } : {}),
   });
 
   if (options.checks ?? true) Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

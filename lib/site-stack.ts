@@ -1,8 +1,10 @@
 /**
- * The form site: the form page's static build in a private S3 bucket behind a CloudFront
- * distribution that also fronts the REST API, so a form page and the API it calls share one origin.
+ * The site: the form page's and the console's static builds in a private S3 bucket behind a
+ * CloudFront distribution that also fronts the REST API, so the pages and the API they call share
+ * one origin.
  *
  *   /form/*      the app (a CloudFront Function sends `/form/<identifier>` to its index page)
+ *   /console*    the console (lib/constructs/console-site.ts): never framed, a strict CSP
  *   /api/form/*  the form API, with the visitor's address (CloudFront-Viewer-Address) and the edge
  *                secret, so submissions are limited per visitor rather than per edge server
  *   /api/*       every other route, uncached, with all the caller's headers but Host
@@ -28,7 +30,10 @@ import {
   viewerAddressHeader,
 } from '../catalog/site';
 import { buildFormAppSync } from '../web/build';
+import { ConsoleCallbackUrls } from './constructs/console-callback-urls';
+import { ConsoleSite } from './constructs/console-site';
 import { fromProjectRoot } from './project';
+import type { SsoStack } from './sso-stack';
 
 /** Where `cdk synth` builds the form page (the same build `npm run build:web` makes). */
 export const formSiteBuildDir = fromProjectRoot('dist/web');
@@ -47,6 +52,8 @@ export interface SiteStackProps extends StackProps {
   readonly edgeSecret: secretsmanager.ISecret;
   /** Receives the distribution's access logs, under `site/`. */
   readonly accessLogsBucket: s3.IBucket;
+  /** With single sign-on: the console signs in through its hosted UI and returns to the console. */
+  readonly sso?: SsoStack;
 }
 
 /**
@@ -66,6 +73,9 @@ export const formPageRewriteCode = `function handler(event) {
 export class SiteStack extends Stack {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
+  readonly console: ConsoleSite;
+  /** `https://<distribution domain>/console/`. */
+  readonly consoleUrl: string;
 
   constructor(scope: Construct, id: string, props: SiteStackProps) {
     super(scope, id, { description: 'Workflow service: form site (S3 + CloudFront)', ...props });
@@ -208,7 +218,8 @@ export class SiteStack extends Stack {
     const assets = new s3deploy.BucketDeployment(this, 'FormAppAssets', {
       sources: [build],
       destinationBucket: this.bucket,
-      exclude: [`${formPagePrefix}/index.html`],
+      // The console's files are its own deployments' (lib/constructs/console-site.ts): not pruned here.
+      exclude: [`${formPagePrefix}/index.html`, 'console/*'],
       cacheControl: [s3deploy.CacheControl.fromString('public, max-age=31536000, immutable')],
       memoryLimit: 256,
       logGroup: deploymentLogs,
@@ -225,15 +236,68 @@ export class SiteStack extends Stack {
       memoryLimit: 256,
       logGroup: deploymentLogs,
     }).node.addDependency(assets);
+    this.consoleUrl = `https://${this.distribution.distributionDomainName}/console/`;
+    const { sso } = props;
+    this.console = new ConsoleSite(this, 'Console', {
+      bucket: this.bucket,
+      distribution: this.distribution,
+      origin: appOrigin,
+      deploymentLogs,
+      ...(sso
+        ? {
+            signIn: {
+              domain: `https://${sso.domainPrefix}.auth.${this.region}.amazoncognito.com`,
+              clientId: sso.client.userPoolClientId,
+            },
+          }
+        : {}),
+    });
+    if (sso) {
+      new ConsoleCallbackUrls(this, 'ConsoleCallbackUrls', { sso, consoleUrl: this.consoleUrl });
+      this.suppressCallbackFindings();
+    }
     this.suppressDeploymentFindings();
 
     new CfnOutput(this, 'SiteUrl', {
       value: `https://${this.distribution.distributionDomainName}`,
       description: 'Form pages: <this>/form/<identifier>; the API is also served here under /api',
     });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: this.consoleUrl,
+      description: 'The console (sign in with an API key, or with SSO when it is deployed)',
+    });
   }
 
-  /** The BucketDeployment's handler is CDK's own function, the one function of this stack. */
+  /** The callback update runs in CDK's AwsCustomResource function, the stack's second with SSO. */
+  private suppressCallbackFindings(): void {
+    const handler = this.node.children.find((child) =>
+      child.node.id.startsWith('AWS679f53fac002430cb0da5b7982bd2287'),
+    );
+    if (!handler) throw new Error('The AwsCustomResource handler was not found');
+    NagSuppressions.addResourceSuppressions(
+      handler,
+      [
+        {
+          id: 'AwsSolutions-IAM4',
+          reason:
+            "CDK's AwsCustomResource function logs with AWSLambdaBasicExecutionRole, the AWS managed policy for " +
+            'exactly that; it runs only while the stack deploys, to add the console to the sign-in URLs.',
+          appliesTo: [
+            'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+          ],
+        },
+        {
+          id: 'AwsSolutions-L1',
+          reason:
+            "The AwsCustomResource function's runtime is chosen by aws-cdk-lib; it moves forward with the " +
+            'library version.',
+        },
+      ],
+      true,
+    );
+  }
+
+  /** The BucketDeployment's handler is CDK's own function, the one function of this stack without SSO. */
   private suppressDeploymentFindings(): void {
     const handler = this.node.children.find((child) =>
       child.node.id.startsWith('Custom::CDKBucketDeployment'),

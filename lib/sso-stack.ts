@@ -25,6 +25,10 @@ export class SsoStack extends Stack {
   readonly client: cognito.UserPoolClient;
   readonly providers: cognito.IUserPoolIdentityProvider[] = [];
   readonly idTokenIssuer: IdTokenIssuer;
+  /** The hosted sign-in's address, `https://<prefix>.auth.<region>.amazoncognito.com`. */
+  readonly signInDomainUrl: string;
+  /** The `<prefix>` of that address (another stack builds it with its own region, needing no export). */
+  readonly domainPrefix: string;
 
   constructor(scope: Construct, id: string, props: SsoStackProps) {
     super(scope, id, { description: 'Workflow service: single sign-on (Cognito user pool)', ...props });
@@ -111,6 +115,8 @@ export class SsoStack extends Stack {
     });
     for (const provider of this.providers) this.client.node.addDependency(provider);
 
+    this.domainPrefix = config.domainPrefix;
+    this.signInDomainUrl = `https://${config.domainPrefix}.auth.${this.region}.amazoncognito.com`;
     this.idTokenIssuer = {
       // Spelled out, as Cognito writes it in every token's `iss`.
       issuer: `https://cognito-idp.${this.region}.${this.urlSuffix}/${this.userPool.userPoolId}`,
@@ -129,8 +135,45 @@ export class SsoStack extends Stack {
       description: 'App client id the ID tokens are issued to (OIDC_AUDIENCE)',
     });
     new CfnOutput(this, 'SignInDomain', {
-      value: `https://${config.domainPrefix}.auth.${this.region}.amazoncognito.com`,
+      value: this.signInDomainUrl,
       description: 'Hosted sign-in (authorize, token) endpoints; also the SAML ACS host',
     });
+  }
+  /**
+   * The UpdateUserPoolClient request that gives the app client `urls` as further callback and
+   * logout URLs, every other setting as this stack gives it (the API replaces what it is not given).
+   * The site stack sends it for the console's address, which exists only once the distribution does
+   * (lib/constructs/console-callback-urls.ts).
+   */
+  clientUpdateWith(urls: readonly string[]): Record<string, unknown> {
+    const client = this.client.node.defaultChild as cognito.CfnUserPoolClient;
+    const units = client.tokenValidityUnits as
+      | cognito.CfnUserPoolClient.TokenValidityUnitsProperty
+      | undefined;
+    return {
+      UserPoolId: this.userPool.userPoolId,
+      ClientId: this.client.userPoolClientId,
+      ExplicitAuthFlows: client.explicitAuthFlows,
+      AllowedOAuthFlows: client.allowedOAuthFlows,
+      AllowedOAuthScopes: client.allowedOAuthScopes,
+      AllowedOAuthFlowsUserPoolClient: client.allowedOAuthFlowsUserPoolClient,
+      SupportedIdentityProviders: client.supportedIdentityProviders,
+      CallbackURLs: [...((client.callbackUrLs as string[] | undefined) ?? []), ...urls],
+      LogoutURLs: [...((client.logoutUrLs as string[] | undefined) ?? []), ...urls],
+      IdTokenValidity: client.idTokenValidity,
+      AccessTokenValidity: client.accessTokenValidity,
+      RefreshTokenValidity: client.refreshTokenValidity,
+      ...(units
+        ? {
+            TokenValidityUnits: {
+              IdToken: units.idToken,
+              AccessToken: units.accessToken,
+              RefreshToken: units.refreshToken,
+            },
+          }
+        : {}),
+      PreventUserExistenceErrors: client.preventUserExistenceErrors,
+      EnableTokenRevocation: client.enableTokenRevocation,
+    };
   }
 }

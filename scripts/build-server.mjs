@@ -123,6 +123,7 @@ export async function ensureServerBuild(outDir = join(projectRoot, 'dist', 'serv
   }
   // The pages' sources are built by esbuild when the server starts (web/build.ts, console/build.ts), as TypeScript.
   for (const file of files.filter((name) => isPageSource(name) && name.endsWith('.ts'))) {
+    // A folder of page sources only (console/src/pages/) has no compiled module to make it.
     mkdirSync(dirname(join(outDir, file)), { recursive: true });
     copyFileSync(join(projectRoot, file), join(outDir, file));
   }

@@ -211,7 +211,8 @@ describe('form site stack', () => {
   it('deploys the build with one CDK handler that may write only to the site bucket and invalidate the distribution', () => {
     const functions = ofType(resources, 'AWS::Lambda::Function');
     expect(functions).toHaveLength(1);
-    template.resourceCountIs('Custom::CDKBucketDeployment', 2);
+    // The form page's files and page, the console's files and page (test/infra/console.test.ts).
+    template.resourceCountIs('Custom::CDKBucketDeployment', 4);
     const roleId = (functions[0][1].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const statements = statementsOfRole(resources, roleId);
     expect(actionsOf(statements)).toContain('cloudfront:CreateInvalidation');

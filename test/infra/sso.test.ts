@@ -129,7 +129,10 @@ describe('single sign-on on', () => {
     expect(openApi.SSO_ENABLED).toBe('true');
   });
 
-  it('passes cdk-nag AwsSolutions, suppressing only COG2 and COG3 with their reasons', () => {
+  // Reading a stack's annotations runs the checks over the whole app (the site's console included).
+  it('passes cdk-nag AwsSolutions, suppressing only COG2 and COG3 with their reasons', {
+    timeout: 180_000,
+  }, () => {
     const errors = Annotations.fromStack(sso).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
     expect(errors.map((error) => String(error.entry.data).split(':')[0])).toEqual([]);
     const suppressed = Object.values(resources).flatMap(

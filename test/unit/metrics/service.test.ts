@@ -138,37 +138,28 @@ describe('readMetrics by day', () => {
 });
 
 describe('readMetrics refusals', () => {
-  it("refuses a range past the bucket's most with a 400 naming from", async () => {
+  it.each([
+    {
+      what: "a range past the bucket's most",
+      range: { from: '2026-10-01T00:00:00.000Z', to: '2026-11-28T00:00:00.000Z', bucket: 'day' as const },
+      named: 'from',
+    },
+    {
+      what: 'a to that is not after from',
+      range: { from: '2026-11-28T10:00:00.000Z', to: '2026-11-28T10:00:00.000Z', bucket: 'hour' as const },
+      named: 'to',
+    },
+  ])('refuses $what with a 400 naming $named', async ({ range, named }) => {
     // Prepare
-    const { deps } = setup();
+    const { deps, metrics } = setup();
 
     // Act
-    const refusal = readMetrics(deps, principal, {
-      workspaceId: 'ws_1',
-      from: '2026-10-01T00:00:00.000Z',
-      to: '2026-11-28T00:00:00.000Z',
-      bucket: 'day',
-    });
+    const refusal = readMetrics(deps, principal, { workspaceId: 'ws_1', ...range });
 
     // Assess
     await expect(refusal).rejects.toBeInstanceOf(ValidationError);
-    await expect(refusal).rejects.toMatchObject({ statusCode: 400, details: [{ path: 'from' }] });
-  });
-
-  it('refuses a to that is not after from with a 400 naming to', async () => {
-    // Prepare
-    const { deps } = setup();
-
-    // Act
-    const refusal = readMetrics(deps, principal, {
-      workspaceId: 'ws_1',
-      from: '2026-11-28T10:00:00.000Z',
-      to: '2026-11-28T10:00:00.000Z',
-      bucket: 'hour',
-    });
-
-    // Assess
-    await expect(refusal).rejects.toMatchObject({ statusCode: 400, details: [{ path: 'to' }] });
+    await expect(refusal).rejects.toMatchObject({ statusCode: 400, details: [{ path: named }] });
+    expect(metrics.reads).toEqual([]);
   });
 
   it('answers 404 for a workspace the caller is no member of, reading no counters', async () => {
