@@ -3,11 +3,8 @@ import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store'
 import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
-<<<<<<< HEAD
 import { DynamoRunSlotStore } from '../../adapters/dynamodb/run-slot-store';
-=======
 import { DynamoMetricsStore } from '../../adapters/dynamodb/metrics-store';
->>>>>>> consoleui
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { durationSampler } from '../../core/jobs/service';
