@@ -1,5 +1,2 @@
-/** Loopback servers that speak the model providers' real wire formats, for tests of the SDK adapters. */
-export { startAnthropicServer, defaultAnthropicContent } from './anthropic';
-export type { ModelServer, RecordedRequest, ScriptedReply } from './http';
-export { startOpenAiServer, defaultOpenAiContent } from './openai';
+export * from '../../../support/model-servers';
 export { useModelServer } from './use';
