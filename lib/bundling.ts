@@ -38,7 +38,7 @@ export const onDemandModules = {
  * `adapters/aws/on-demand/<name>.ts`. A bundle keeps `import("./on-demand/<name>.js")` as written
  * (`external` below), and the module is bundled on its own into the side file
  * `on-demand/<name>.js` beside index.js, in the assets of the functions whose bundles name it: V8
- * parses 150 to 250 KB less at a cold start (bench/BUNDLES.md, "Side files").
+ * parses 200 to 290 KB less at such a cold start (bench/BUNDLES.md, "Side files").
  */
 export const onDemandSdkModules = ['s3', 'kms', 'secrets-manager', 'bedrock-runtime'] as const;
 export type OnDemandSdkModule = (typeof onDemandSdkModules)[number];
