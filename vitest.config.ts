@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import type { ServiceMode } from './test/support/compiled-service.ts';
-import { unreachableRateLimitsJson } from './test/support/limits.ts';
+import { unreachableRateLimitsJson } from './support/limits.ts';
 
 const e2e = 'test/e2e/**/*.test.ts';
 

@@ -30,36 +30,62 @@ Module._resolveFilename = function (request, ...rest) {
   }
   return found;
 };
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 require(process.argv[1]);
-process.stdout.write(String(performance.now() - started));
+const wallInMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
+process.stdout.write(JSON.stringify([wallInMs, (cpu.user + cpu.system) / 1000]));
 `;
 
 export interface BundleInit {
   id: string;
+  /** Median wall time of the `require`. */
   initInMs: number;
+  /** Median CPU time of the `require` (user and system, every thread of the process). */
+  initCpuInMs: number;
 }
 
-/** Init of the bundles already built in dist/functions (scripts/bundle.ts), in milliseconds. */
-export async function measureBundleInit(ids: string[]): Promise<BundleInit[]> {
-  const results: BundleInit[] = [];
+/**
+ * The same-run baseline: a fresh Node process that starts and exits doing nothing, spawned right
+ * after each bundle's probe, wall time from spawn to exit. Node's own start-up is fixed work, so its
+ * median against the same on a quiet machine says how busy the machine was while the bundles were
+ * measured (bench/BUNDLES.md, "Side files").
+ */
+export interface InitBaseline {
+  nodeStartInMs: number;
+}
+
+const env = { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+const median = (values: number[]) =>
+  Number(
+    percentile(
+      [...values].sort((a, b) => a - b),
+      0.5,
+    ).toFixed(1),
+  );
+
+/** Init of the bundles already built in dist/functions (scripts/bundle.ts), in milliseconds, and the baseline of the same run. */
+export async function measureBundleInit(
+  ids: string[],
+): Promise<{ inits: BundleInit[]; baseline: InitBaseline }> {
+  const inits: BundleInit[] = [];
+  const nodeStarts: number[] = [];
   for (const id of ids) {
-    const times: number[] = [];
+    const walls: number[] = [];
+    const cpus: number[] = [];
     for (let attempt = 0; attempt < initRunsPerBundle; attempt++) {
       const { stdout } = await run(process.execPath, ['-e', probe, join(bundleOutputDir, id, 'index.js')], {
-        env: { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+        env,
       });
-      times.push(Number(stdout));
+      const [wallInMs, cpuInMs] = JSON.parse(stdout) as [number, number];
+      walls.push(wallInMs);
+      cpus.push(cpuInMs);
     }
-    results.push({
-      id,
-      initInMs: Number(
-        percentile(
-          times.sort((a, b) => a - b),
-          0.5,
-        ).toFixed(1),
-      ),
-    });
+    const started = performance.now();
+    await run(process.execPath, ['-e', ''], { env });
+    nodeStarts.push(performance.now() - started);
+    inits.push({ id, initInMs: median(walls), initCpuInMs: median(cpus) });
   }
-  return results;
+  return { inits, baseline: { nodeStartInMs: median(nodeStarts) } };
 }

@@ -8,8 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalService } from '../local/service';
-import { unreachableRateLimitsJson } from '../test/support/limits';
-import { deployedWorkflow, makeClient, request } from '../test/support/service';
+import { unreachableRateLimitsJson } from '../support/limits';
+import { deployedWorkflow, request } from '../support/api-client';
+import { makeClient } from '../support/service-client';
 import { percentile } from './load';
 
 export interface Latency {

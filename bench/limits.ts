@@ -14,7 +14,7 @@ import { hashApiKey } from '../core/identity/api-keys';
 import { limitsConfigFrom } from '../core/limits/plans';
 import { type LimitsDeps, limitOwnerOf, recordRunCost, takeToken } from '../core/limits/service';
 import { applyEnv, startLocalStack } from '../local/stack';
-import { unreachableRateLimitsJson } from '../test/support/limits';
+import { unreachableRateLimitsJson } from '../support/limits';
 
 export interface LimitsBench {
   calls: number;

@@ -18,7 +18,7 @@ import { type ExecutionLogEntry, logIdFor } from '../core/runs/log';
 import type { Trigger } from '../core/triggers';
 import { logDeps } from '../functions/wiring/logs';
 import { startLocalService } from '../local/service';
-import { unreachableRateLimitsJson } from '../test/support/limits';
+import { unreachableRateLimitsJson } from '../support/limits';
 import { percentile } from './load';
 
 export interface LogQueryFigures {

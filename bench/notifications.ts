@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqsNotificationQueue } from '../adapters/sqs/notification-queue';
 import { startLocalService } from '../local/service';
-import { unreachableRateLimitsJson } from '../test/support/limits';
-import { deployedWorkflow, makeClient } from '../test/support/service';
+import { unreachableRateLimitsJson } from '../support/limits';
+import { deployedWorkflow } from '../support/api-client';
+import { makeClient } from '../support/service-client';
 import { percentile } from './load';
 
 export interface NotificationsBench {

@@ -243,15 +243,16 @@ if (runs('bundles')) {
       `and init in a fresh Node process (median of ${initRunsPerBundle}; API routes ${routeInitLimitInMs} ms)`,
   );
   const sizes = await bundleAll();
-  const inits = await measureBundleInit(sizes.map((bundle) => bundle.id));
+  const { inits, baseline } = await measureBundleInit(sizes.map((bundle) => bundle.id));
   const bundles = sizes.map((bundle, index) => ({
     ...bundle,
     limitInBytes: bundleLimitInBytesOf(bundle.id),
     initInMs: inits[index].initInMs,
+    initCpuInMs: inits[index].initCpuInMs,
     ...(isRoute(bundle.id) ? { initLimitInMs: routeInitLimitInMs } : {}),
   }));
   console.log(
-    `${'function'.padEnd(32)} ${'size'.padStart(11)} ${'limit'.padStart(8)} ${'init'.padStart(10)} ${'limit'.padStart(8)}`,
+    `${'function'.padEnd(32)} ${'size'.padStart(11)} ${'limit'.padStart(8)} ${'init'.padStart(10)} ${'limit'.padStart(8)} ${'init CPU'.padStart(10)}`,
   );
   for (const bundle of bundles) {
     const over = [
@@ -260,7 +261,8 @@ if (runs('bundles')) {
     ];
     console.log(
       `${bundle.id.padEnd(32)} ${`${(bundle.bytes / 1024).toFixed(1)} KB`.padStart(11)} ${limitText(bundle.limitInBytes).padStart(8)} ` +
-        `${`${bundle.initInMs} ms`.padStart(10)} ${(bundle.initLimitInMs ? `${bundle.initLimitInMs} ms` : '').padStart(8)}` +
+        `${`${bundle.initInMs} ms`.padStart(10)} ${(bundle.initLimitInMs ? `${bundle.initLimitInMs} ms` : '').padStart(8)} ` +
+        `${`${bundle.initCpuInMs} ms`.padStart(10)}` +
         (over.length ? `  over: ${over.join(', ')}` : ''),
     );
   }
@@ -281,7 +283,12 @@ if (runs('bundles')) {
       'ms',
     )}; ${overLimit.length ? `over a limit: ${overLimit.map((bundle) => bundle.id).join(', ')}` : 'none over a limit'}`,
   );
+  console.log(
+    `Baseline of the same run: a fresh Node process starts and exits in ${baseline.nodeStartInMs} ms (median): ` +
+      'the further above its time on a quiet machine, the busier this one was, and init with it',
+  );
   results.bundles = bundles;
+  results.bundleInitBaseline = baseline;
 }
 
 const file = chosen.length ? `bench/results/latest-${chosen.join('-')}.json` : 'bench/results/latest.json';

@@ -12,8 +12,9 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { startLocalService } from '../local/service';
-import { unreachableRateLimitsJson } from '../test/support/limits';
-import { deployedWorkflow, makeClient } from '../test/support/service';
+import { unreachableRateLimitsJson } from '../support/limits';
+import { deployedWorkflow } from '../support/api-client';
+import { makeClient } from '../support/service-client';
 import { exampleWorkflows } from '../local/seed';
 
 async function service(dataDir: string) {

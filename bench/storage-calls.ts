@@ -29,7 +29,7 @@ import {
   type InProcessResponse,
   inProcessDispatchOf,
   registerInProcessEndpoint,
-} from '../adapters/aws/in-process-transport';
+} from '../local/transport/in-process-transport';
 import { DynamoExecutionLogStore } from '../adapters/dynamodb/execution-log-store';
 import { DynamoIdentityStore } from '../adapters/dynamodb/identity-store';
 import { DynamoLimitsStore } from '../adapters/dynamodb/limits-store';

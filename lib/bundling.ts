@@ -33,6 +33,26 @@ export const onDemandModules = {
   outboundRequests: ['ipaddr.js'],
 } as const;
 
+/**
+ * The AWS SDK clients a function calls on demand (adapters/aws/sdk-on-demand.ts), each the module
+ * `adapters/aws/on-demand/<name>.ts`. A bundle keeps `import("./on-demand/<name>.js")` as written
+ * (`external` below), and the module is bundled on its own into the side file
+ * `on-demand/<name>.js` beside index.js, in the assets of the functions whose bundles name it: V8
+ * parses 200 to 290 KB less at such a cold start (bench/BUNDLES.md, "Side files").
+ */
+export const onDemandSdkModules = ['s3', 'kms', 'secrets-manager', 'bedrock-runtime'] as const;
+export type OnDemandSdkModule = (typeof onDemandSdkModules)[number];
+const onDemandSdkImportPrefix = './on-demand/';
+/** The source of an on-demand SDK module, relative to the project root. */
+export const onDemandSdkEntry = (name: OnDemandSdkModule) => `adapters/aws/on-demand/${name}.ts`;
+/** Its side file, relative to the folder of the function's index.js. */
+export const onDemandSdkFile = (name: OnDemandSdkModule) => `on-demand/${name}.js`;
+
+/** The on-demand SDK modules that a bundle's external imports (esbuild's metafile) name. */
+export function onDemandSdkModulesNamed(importPaths: readonly string[]): OnDemandSdkModule[] {
+  return onDemandSdkModules.filter((name) => importPaths.includes(`${onDemandSdkImportPrefix}${name}.js`));
+}
+
 /** What of a function of the catalogue (catalog/routes.ts) tells what it loads on demand. */
 export interface OnDemandNeeds {
   /** Runs blocks: the parsers, the provider SDKs and the sandbox. */
@@ -89,10 +109,11 @@ export const bundle = {
    * package-lock.json (those the tests and the local server run), rather than taken from the copy
    * the nodejs22.x runtime carries, whose version AWS changes on its own schedule and whose set of
    * packages it does not promise. Bundled code cannot be shadowed by the runtime's NODE_PATH, and a
-   * function carries only the SDK code it uses; the clients most requests never call (S3, KMS,
-   * Secrets Manager, Bedrock) are evaluated with their first call (adapters/aws/sdk-on-demand.ts).
+   * function carries only the SDK code it uses. The clients most requests never call (S3, KMS,
+   * Secrets Manager, Bedrock) are side files beside the bundle (`onDemandSdkModules`), required with
+   * their first call (adapters/aws/sdk-on-demand.ts).
    */
-  external: [...Object.values(onDemandModules).flat()],
+  external: [...Object.values(onDemandModules).flat(), `${onDemandSdkImportPrefix}*`],
   /**
    * The sandbox pool finds its worker script through `import.meta.url` only when it runs from the
    * TypeScript sources; a CommonJS bundle starts itself as the worker instead (adapters/sandbox/pool.ts),
@@ -138,29 +159,45 @@ export function esbuildCommandLine(inputDir: string, entry: string, outfile: str
     ...Object.entries(bundle.logOverride).map(([name, level]) => `--log-override:${name}=${level}`),
     '--log-level=error',
   ];
-  return ['npx', '--no-install', 'esbuild', ...args]
-    .map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`)
-    .join(' ');
+  return ['npx', '--no-install', 'esbuild', ...args].map(shellQuoted).join(' ');
 }
 
-/** NodejsFunction's `bundling` for a function: the shared options, what it loads on demand beside it, and its streamed runs' bundle. */
+/** An argument for bash, in single quotes. */
+const shellQuoted = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The shell command that builds an on-demand SDK module's side file into `outputDir` when the
+ * function's bundles (index.js, and stream-run.js where it has one) require it.
+ */
+function onDemandSdkCommandLine(inputDir: string, outputDir: string, name: OnDemandSdkModule): string {
+  // esbuild writes the kept `import("./on-demand/<name>.js")` with double quotes.
+  const required = shellQuoted(`"${onDemandSdkImportPrefix}${name}.js"`);
+  const bundles = ['index.js', streamRunFile].map((file) => shellQuoted(`${outputDir}/${file}`)).join(' ');
+  const build = esbuildCommandLine(inputDir, onDemandSdkEntry(name), `${outputDir}/${onDemandSdkFile(name)}`);
+  return `if grep -qsF ${required} ${bundles}; then ${build}; fi`;
+}
+
+/**
+ * NodejsFunction's `bundling` for a function: the shared options, what it loads on demand beside it,
+ * its streamed runs' bundle and the side files of the SDK clients its bundles call on demand.
+ */
 export function bundlingOf(needs: OnDemandNeeds): BundlingOptions {
   const nodeModules = onDemandModulesOf(needs);
   const { streamRunEntry } = needs;
   return {
     ...nodejsFunctionBundling,
     ...(nodeModules.length ? { nodeModules } : {}),
-    ...(streamRunEntry
-      ? {
-          commandHooks: {
-            beforeBundling: () => [],
-            beforeInstall: () => [],
-            afterBundling: (inputDir: string, outputDir: string) => [
-              esbuildCommandLine(inputDir, streamRunEntry, `${outputDir}/${streamRunFile}`),
-            ],
-          },
-        }
-      : {}),
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      // Hooks run chained with &&: the streamed runs' bundle first, as the side files' check reads it.
+      afterBundling: (inputDir: string, outputDir: string) => [
+        ...(streamRunEntry
+          ? [esbuildCommandLine(inputDir, streamRunEntry, `${outputDir}/${streamRunFile}`)]
+          : []),
+        ...onDemandSdkModules.map((name) => onDemandSdkCommandLine(inputDir, outputDir, name)),
+      ],
+    },
   };
 }
 

@@ -24,8 +24,7 @@ import { build } from 'esbuild';
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What the server is made of: these folders' modules, the form page's sources, and the packages. */
-// sdk/src: the service shares the client library's webhook signature code.
-const sourceDirs = ['adapters', 'catalog', 'console', 'core', 'functions', 'local', 'sdk/src', 'web'];
+const sourceDirs = ['adapters', 'catalog', 'console', 'core', 'functions', 'local', 'web'];
 const extraInputs = ['package-lock.json', 'tsconfig.json', 'scripts/build-server.mjs'];
 
 function sourceFiles() {
@@ -57,7 +56,7 @@ const compiledSiblings = {
     pluginBuild.onResolve({ filter: /^\.\.?\// }, (args) => {
       if (args.kind === 'entry-point') return undefined;
       const target = resolve(args.resolveDir, args.path);
-      // The client library names its modules as compiled (`./errors.js`), the service without an extension.
+      // A module may name another as compiled (`./on-demand/s3.js`, for `import()`), most name theirs without an extension.
       const candidates = [`${target}.ts`, join(target, 'index.ts'), target.replace(/\.js$/, '.ts')];
       const source = existsSync(target) && statSync(target).isFile() ? target : candidates.find(existsSync);
       if (!source) return { errors: [{ text: `Cannot find ${args.path} from ${args.importer}` }] };

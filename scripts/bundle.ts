@@ -1,7 +1,8 @@
 /**
  * Bundles every route and worker of the catalogue with esbuild, with the same options the CDK app
- * uses (lib/bundling.ts), into dist/functions/<id>/index.js (and, for a route with streamed runs,
- * their own bundle beside it, as deployed: stream-run.js), and prints their sizes. The sizes include
+ * uses (lib/bundling.ts), into dist/functions/<id>/index.js (and beside it, as deployed: a route's
+ * streamed runs, stream-run.js, and the SDK clients its bundles load on demand, on-demand/*.js),
+ * and prints the sizes of the index.js files. The sizes include
  * the AWS SDK each function carries. Bundles over their limit are flagged (an API route 768 KB, any
  * other function 1 MB): cold start grows with bundle size (design §5, "Bundles");
  * test/infra/bundles.test.ts holds the bundles to them.
@@ -11,12 +12,18 @@
  *   import { bundleAll }     the same from code (the benchmark does)
  */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { type RouteDefinition, streamRunFile } from '../catalog/route-definition';
 import { routes, workers } from '../catalog/routes';
-import { esbuildBuildOptions } from '../lib/bundling';
+import {
+  esbuildBuildOptions,
+  type OnDemandSdkModule,
+  onDemandSdkEntry,
+  onDemandSdkFile,
+  onDemandSdkModulesNamed,
+} from '../lib/bundling';
 import { fromProjectRoot, projectRoot } from '../lib/project';
 
 export const bundleOutputDir = fromProjectRoot('dist/functions');
@@ -74,27 +81,37 @@ export function functionEntries(): FunctionEntry[] {
   ];
 }
 
-/** Bundles one entry (relative to the project root) into `outfile`, as deployed. */
-export async function bundleTo(entry: string, outfile: string): Promise<void> {
-  await build({
+/** Bundles one entry (relative to the project root) into `outfile`, as deployed; resolves to its external imports. */
+export async function bundleTo(entry: string, outfile: string): Promise<string[]> {
+  const result = await build({
     ...esbuildBuildOptions,
     absWorkingDir: projectRoot,
     entryPoints: [fromProjectRoot(entry)],
     outfile,
+    metafile: true,
     logLevel: 'error',
   });
+  return Object.values(result.metafile.outputs).flatMap(externalImportsOf);
 }
 
+const externalImportsOf = (output: Metafile['outputs'][string]) =>
+  output.imports.filter((imported) => imported.external).map((imported) => imported.path);
+
 /**
- * Bundles a function into `dir` as deployed: index.js, and its streamed runs' bundle beside it.
- * Resolves to the handler's bundle.
+ * Bundles a function into `dir` as deployed: index.js, its streamed runs' bundle and the side files
+ * of the SDK clients they load on demand. Resolves to the handler's bundle.
  */
 export async function bundleFunctionTo(fn: FunctionEntry, dir: string): Promise<string> {
   const outfile = join(dir, 'index.js');
-  await Promise.all([
+  const imports = await Promise.all([
     bundleTo(fn.entry, outfile),
     ...(fn.streamRunEntry ? [bundleTo(fn.streamRunEntry, join(dir, streamRunFile))] : []),
   ]);
+  await Promise.all(
+    onDemandSdkModulesNamed(imports.flat()).map((name) =>
+      bundleTo(onDemandSdkEntry(name), join(dir, onDemandSdkFile(name))),
+    ),
+  );
   return outfile;
 }
 
@@ -114,10 +131,32 @@ export function entryPointsOf(functions: FunctionEntry[]): Record<string, string
 }
 
 /**
+ * The side files each function's bundles (a build of `entryPointsOf` under `outdir`) require, as
+ * esbuild's `entryPoints`: `<id>/on-demand/<name>` for each on-demand SDK module they name.
+ */
+export function onDemandEntryPointsOf(metafile: Metafile, outdir: string): Record<string, string> {
+  const namedBy = new Map<string, OnDemandSdkModule[]>();
+  for (const [path, output] of Object.entries(metafile.outputs)) {
+    const id = new RegExp(`^${outdir}/([^/]+)/[^/]+\\.js$`).exec(path)?.[1];
+    if (id)
+      namedBy.set(id, [...(namedBy.get(id) ?? []), ...onDemandSdkModulesNamed(externalImportsOf(output))]);
+  }
+  return Object.fromEntries(
+    [...namedBy].flatMap(([id, names]) =>
+      [...new Set(names)].map((name) => [
+        `${id}/${onDemandSdkFile(name).replace(/\.js$/, '')}`,
+        fromProjectRoot(onDemandSdkEntry(name)),
+      ]),
+    ),
+  );
+}
+
+/**
  * Bundles every function into dist/functions/<id>/ as `bundleFunctionTo` does; resolves to the sizes
  * of their index.js in bytes (what a cold start loads). One esbuild build with every entry, so each
  * module (the AWS SDK's above all) is read and parsed once for all the bundles instead of once per
- * bundle; each entry is still bundled on its own, with the deployed options.
+ * bundle; each entry is still bundled on its own, with the deployed options. A second build makes
+ * the side files the first one's bundles require.
  */
 export async function bundleAll(): Promise<BundleSize[]> {
   await rm(bundleOutputDir, { recursive: true, force: true });
@@ -125,12 +164,16 @@ export async function bundleAll(): Promise<BundleSize[]> {
   // The bundles are CommonJS while this package is "type": "module"; this keeps them loadable here.
   await writeFile(join(bundleOutputDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
   const functions = functionEntries();
-  await build({
+  const options = {
     ...esbuildBuildOptions,
     absWorkingDir: projectRoot,
-    entryPoints: entryPointsOf(functions),
     outdir: bundleOutputDir,
     logLevel: 'error',
+  } as const;
+  const { metafile } = await build({ ...options, entryPoints: entryPointsOf(functions), metafile: true });
+  await build({
+    ...options,
+    entryPoints: onDemandEntryPointsOf(metafile, relative(projectRoot, bundleOutputDir)),
   });
   return Promise.all(
     functions.map(async (fn) => ({

@@ -53,7 +53,7 @@ export const artifactsDir = fromProjectRoot('dist/functions');
 export const manifestFile = join(artifactsDir, 'artifacts.json');
 
 /** What the bundles and the template are made from: a change to any of these makes them again. */
-const inputDirs = ['adapters', 'bin', 'catalog', 'core', 'functions', 'lib', 'sdk/src'];
+const inputDirs = ['adapters', 'bin', 'catalog', 'core', 'functions', 'lib'];
 const inputFiles = ['package-lock.json', 'cdk.json', 'scripts/bundle.ts', 'scripts/function-artifacts.ts'];
 
 export function sourceFingerprint(): string {

@@ -13,7 +13,8 @@ export const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_RE
 
 /**
  * Local emulators accept any credentials; giving some avoids the SDK's slow credential chain. An
- * emulator running in this process is reached without a socket (./in-process-transport.ts).
+ * emulator running in this process is reached without a socket (./in-process-endpoints.ts, where
+ * the local stack installs local/transport/in-process-transport.ts).
  */
 export function localOptions(endpoint: string | undefined) {
   if (!endpoint) return {};

@@ -1,7 +1,8 @@
 /**
- * Where the SDK clients (./client-options.ts) learn that an endpoint is an emulator in this process, and
- * how to reach it. ./in-process-transport.ts installs itself here when it loads, which only the local
- * stack does: Lambda bundles, which never have such an emulator, do not carry the transport.
+ * Where the SDK clients (./client-options.ts) learn that an endpoint is an emulator in this process,
+ * and how to reach it. The transport is local-only code (local/transport/in-process-transport.ts):
+ * it installs itself here when it loads, which only the local stack does, so adapters never import
+ * local/ and Lambda bundles, which never have such an emulator, do not carry it.
  */
 export interface InProcessClients {
   /** Client options (`requestHandler`, `signer`) for an endpoint in this process, or none. */

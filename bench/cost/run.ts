@@ -1,11 +1,11 @@
 /**
  * `npm run cost`: the AWS cost of a million runs of a few typical workflows, item by item, from
- * the dated price table (bench/cost/prices.ts) and the calls the runs were measured to make on
- * the local stack (bench/cost/measure.ts). `COST_RUNS` (default 20) runs are measured per workflow.
+ * the dated price table (support/cost/prices.ts) and the calls the runs were measured to make on
+ * the local stack (support/cost/measure.ts). `COST_RUNS` (default 20) runs are measured per workflow.
  */
-import { costOfMillionRuns, totalOf, type Usage } from './model';
-import { measureWorkflows } from './measure';
-import { prices } from './prices';
+import { costOfMillionRuns, totalOf, type Usage } from '../../support/cost/model';
+import { measureWorkflows } from '../../support/cost/measure';
+import { prices } from '../../support/cost/prices';
 
 const runs = Number(process.env.COST_RUNS ?? 20);
 const measured = await measureWorkflows({ runs });

@@ -5,10 +5,10 @@
  *   as the service signs its own deliveries (see the client library's `verifyWebhookSignature`);
  * - `Authorization: Bearer <secret>`.
  *
- * The signature scheme itself lives in the client library (sdk/src/webhooks.ts), so the service
- * signs and checks with the very code that its webhook receivers are given.
+ * The signature scheme itself is ./signature-scheme.ts, the same text as the client library's
+ * sdk/src/webhooks.ts, so the service signs and checks with the code its webhook receivers are given.
  */
-import { sameText, type SignatureCheck, verifyWebhookSignature } from '../../sdk/src/webhooks';
+import { sameText, type SignatureCheck, verifyWebhookSignature } from './signature-scheme';
 
 export {
   type SignatureCheck,
@@ -16,7 +16,7 @@ export {
   signatureOf,
   signatureToleranceInSeconds,
   verifyWebhookSignature,
-} from '../../sdk/src/webhooks';
+} from './signature-scheme';
 
 export function checkWebhookCall(
   secret: string,

@@ -1,14 +1,14 @@
 /**
  * The emulator thread's side (./emulator-thread.ts starts it): dynalite with its table cache and
  * fauxqs with its journal, on their HTTP endpoints, and each one's request listener served over the
- * MessagePort the starting thread handed over (adapters/aws/cross-thread-transport.ts).
+ * MessagePort the starting thread handed over (local/transport/cross-thread-transport.ts).
  *
  * To the starting thread: `{ type: 'ready', endpoints }` or `{ type: 'failed', error }`, then
  * `{ type: 'stopped' }` or `{ type: 'failed', error }` after it was sent `{ type: 'stop' }`.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { serveOverPort } from '../../adapters/aws/cross-thread-transport';
-import { plainDispatch } from '../../adapters/aws/in-process-transport';
+import { serveOverPort } from '../transport/cross-thread-transport';
+import { plainDispatch } from '../transport/in-process-transport';
 import { startDynamoDb } from './dynamodb';
 import type { RunningService } from './http-server';
 import { startSqs } from './sqs';

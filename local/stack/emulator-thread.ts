@@ -4,15 +4,15 @@
  * the machine's other core, so that their work per call leaves the thread that serves the API.
  * Their HTTP endpoints listen in that thread for other processes, tests and the AWS CLI; the
  * service's own DynamoDB and SQS clients of this process reach them over a MessagePort each
- * (adapters/aws/cross-thread-transport.ts), registered as in-process endpoints.
+ * (local/transport/cross-thread-transport.ts), registered as in-process endpoints.
  *
  * Durability is the emulators' own: the thread answers a call only after dynalite's LevelDB write
  * or the queue journal's append, so what this thread sees answered is on disk (in the OS's cache)
  * before the service answers its caller; a killed process takes the thread with it.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { type CrossThreadClient, dispatchOverPort } from '../../adapters/aws/cross-thread-transport';
-import { registerInProcessEndpoint } from '../../adapters/aws/in-process-transport';
+import { type CrossThreadClient, dispatchOverPort } from '../transport/cross-thread-transport';
+import { registerInProcessEndpoint } from '../transport/in-process-transport';
 import type { EmulatorThreadData } from './emulator-thread-worker';
 
 export interface EmulatorThread {

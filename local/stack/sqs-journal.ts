@@ -1,6 +1,10 @@
 /**
  * Durability for fauxqs's in-memory SQS: an append-only journal of queue and message changes.
  *
+ * What it earns: the queues survive a restart (without it fauxqs loses every message, the async
+ * runs' jobs and the notifications' deliveries among them). A durability patch, not a speed one,
+ * so no bench figure: nothing would replace it.
+ *
  * Every queue the store creates gets its mutating methods (enqueue, dequeue, deleteMessage,
  * changeVisibility, purge) wrapped so that they mark what they touched. `flush()` turns the marks into
  * JSON lines (the message as it is now: ready, delayed, or in flight with its receipt handle and

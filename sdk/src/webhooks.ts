@@ -2,7 +2,12 @@
  * Signatures of the service's webhook deliveries (`svc-signature: t=<unix ms>,v1=<hex>`):
  * HMAC-SHA256 keyed with the webhook's secret over `<t>.<raw body>`, hex encoded. The service signs
  * with `signatureHeaderOf` and checks signed webhook calls with `verifyWebhookSignature`, the same
- * code its receivers get from this package.
+ * code its receivers get from the client library.
+ *
+ * One module in two places, the same text in both: core/webhooks/signature-scheme.ts, which the
+ * service uses, and sdk/src/webhooks.ts, which the client library publishes (it builds from its own
+ * folder, so it cannot import the service's). It depends on nothing but node:crypto.
+ * test/unit/sdk/webhooks.test.ts fails when the two differ: change one, copy it over the other.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

@@ -1,6 +1,6 @@
 /** The operator's bootstrap over the admin API: users, API keys, workspaces, workflow import. */
 import { describe, expect, it } from 'vitest';
-import { request, threeBlockGraph } from '../support/api-client';
+import { request, threeBlockGraph } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

@@ -11,7 +11,7 @@ import {
   fileEchoGraph,
   type Tenant,
   threeBlockGraph,
-} from '../support/api-client';
+} from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

@@ -4,7 +4,7 @@
  * write, and a permission group that refuses a block type when a member runs a workflow.
  */
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow, threeBlockGraph } from '../support/api-client';
+import { deployedWorkflow, threeBlockGraph } from '../../support/api-client';
 import { groupOf, organizationOf } from '../support/organizations';
 import { useE2eService } from './service';
 

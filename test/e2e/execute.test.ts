@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../core/engine/builders';
-import { deployedWorkflow, finishedJob, threeBlockGraph } from '../support/api-client';
+import { deployedWorkflow, finishedJob, threeBlockGraph } from '../../support/api-client';
 import { startOpenAiServer, useModelServer } from '../support/model-servers';
 import { useReceiver } from './receiver';
 import { executeAsync, useE2eService } from './service';

@@ -5,7 +5,7 @@
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow, fileReadGraph as readGraph } from '../support/api-client';
+import { deployedWorkflow, fileReadGraph as readGraph } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

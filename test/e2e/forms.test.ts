@@ -3,7 +3,7 @@
  * builds at start with its script, a submission whose run is logged with trigger form, and refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow, request, type Tenant } from '../support/api-client';
+import { deployedWorkflow, request, type Tenant } from '../../support/api-client';
 import { until } from '../support/wait';
 import { useE2eService } from './service';
 

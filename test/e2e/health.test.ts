@@ -1,6 +1,6 @@
 /** The routes without a key: health, the OpenAPI document, and what an unknown path gets. */
 import { describe, expect, it } from 'vitest';
-import { request } from '../support/api-client';
+import { request } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow } from '../support/api-client';
+import { deployedWorkflow } from '../../support/api-client';
 import { mailContaining } from '../support/outbox';
 import { useE2eService } from './service';
 

@@ -1,6 +1,6 @@
 /** Cancelling asynchronous runs: a run that is waiting stays cancelled; a finished one cannot be. */
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow, finishedJob, waitingGraph } from '../support/api-client';
+import { deployedWorkflow, finishedJob, waitingGraph } from '../../support/api-client';
 import { executeAsync, useE2eService } from './service';
 
 const service = useE2eService();

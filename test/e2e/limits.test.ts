@@ -4,7 +4,7 @@
  * the caller's usage limits, and 402 once the usage limit is reached.
  */
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow } from '../support/api-client';
+import { deployedWorkflow } from '../../support/api-client';
 import { useE2eService } from './service';
 import { tightBuckets, tightPlan } from './settings';
 

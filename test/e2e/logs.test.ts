@@ -1,6 +1,6 @@
 /** The execution log over HTTP: the list and its filters, ascending polling, one entry, what a run executed. */
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow, type Tenant, threeBlockGraph } from '../support/api-client';
+import { deployedWorkflow, type Tenant, threeBlockGraph } from '../../support/api-client';
 import { until } from '../support/wait';
 import { useE2eService } from './service';
 

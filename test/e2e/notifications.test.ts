@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../sdk/src/index';
-import { deployedWorkflow, type Tenant, threeBlockGraph } from '../support/api-client';
+import { deployedWorkflow, type Tenant, threeBlockGraph } from '../../support/api-client';
 import { mailContaining } from '../support/outbox';
 import { until } from '../support/wait';
 import { useReceiver } from './receiver';

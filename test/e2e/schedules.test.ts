@@ -1,6 +1,6 @@
 /** Schedules through the compiled server: put by cron or by rate, read with the next fire, removed. */
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow } from '../support/api-client';
+import { deployedWorkflow } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

@@ -1,6 +1,6 @@
 /** The `npm start` service of this file's project (started by test/e2e/global-setup.ts), as a client. */
 import { inject } from 'vitest';
-import { type Answer, type ApiClient, apiClientOf, request, type Tenant } from '../support/api-client';
+import { type Answer, type ApiClient, apiClientOf, request, type Tenant } from '../../support/api-client';
 import type { ServiceMode } from '../support/compiled-service';
 import './settings';
 

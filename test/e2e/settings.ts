@@ -3,7 +3,7 @@
  * it and the tests that rely on it.
  */
 import type { ServiceMode } from '../support/compiled-service';
-import { unreachableRateLimitsJson } from '../support/limits';
+import { unreachableRateLimitsJson } from '../../support/limits';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -4,7 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type Answer, deployedWorkflow, finishedJob, request, type Tenant } from '../support/api-client';
+import { type Answer, deployedWorkflow, finishedJob, request, type Tenant } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

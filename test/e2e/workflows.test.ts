@@ -1,6 +1,6 @@
 /** Workflows over the management API: create, read, list, change, delete, deploy and undeploy. */
 import { describe, expect, it } from 'vitest';
-import { draftWorkflow, threeBlockGraph } from '../support/api-client';
+import { draftWorkflow, threeBlockGraph } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

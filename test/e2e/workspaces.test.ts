@@ -3,7 +3,7 @@
  * (encrypted at rest, a secret redacted from a run's answer), and API keys made and revoked.
  */
 import { describe, expect, it } from 'vitest';
-import { deployedWorkflow, threeBlockGraph } from '../support/api-client';
+import { deployedWorkflow, threeBlockGraph } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

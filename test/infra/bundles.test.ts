@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,11 +24,18 @@ import {
   workers,
 } from '../../catalog/routes';
 import { streamRunFile } from '../../catalog/route-definition';
-import { esbuildBuildOptions, onDemandModules } from '../../lib/bundling';
+import {
+  esbuildBuildOptions,
+  onDemandModules,
+  onDemandSdkEntry,
+  onDemandSdkFile,
+  onDemandSdkModulesNamed,
+} from '../../lib/bundling';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { fromProjectRoot, projectRoot } from '../../lib/project';
 import {
   bundleFunctionTo,
+  bundleTo,
   entryPointsOf,
   executionStepBundleLimitInBytes,
   functionEntries,
@@ -83,12 +90,12 @@ const isOnDemand = (path: string) =>
 
 /**
  * The packages a function's bundles (its handler's, and its streamed runs' where it has one) load
- * from beside them: their externals but Node's own.
+ * from beside them: their externals but Node's own and the side files (`./on-demand/*.js`).
  */
 function reachedPackages(id: string): string[] {
   const names = [id, streamRunBundleOf(id)]
     .flatMap((bundle) => built.get(bundle)?.output.imports ?? [])
-    .filter((imported) => imported.external)
+    .filter((imported) => imported.external && !imported.path.startsWith('./'))
     .map((imported) => packageOf(imported.path))
     .filter((name) => !name.startsWith('node:') && !builtinModules.includes(name));
   return [...new Set(names)].sort();
@@ -261,9 +268,45 @@ describe('the CDK app', () => {
     );
     expect(sourceMap.sources.some((source) => source.endsWith('core/engine/run.ts'))).toBe(true);
     const others = functions.filter((fn) => fn.id !== 'executeWorkflow');
-    expect(others.filter((fn) => deployed.get(fn.id)?.bundling.commandHooks).map((fn) => fn.id)).toEqual([]);
+    const buildsStreamedRuns = (fn: RouteDefinition | WorkerDefinition) =>
+      (deployed.get(fn.id)?.bundling.commandHooks?.afterBundling(projectRoot, assetDir) ?? []).some(
+        (command) => command.includes(`--outfile=${assetDir}/${streamRunFile}`),
+      );
+    expect(others.filter(buildsStreamedRuns).map((fn) => fn.id)).toEqual([]);
     await rm(assetDir, { recursive: true, force: true });
-  }, 60_000);
+  }, 120_000);
+
+  it.each([
+    ['createNotification', ['kms.js', 's3.js', 'secrets-manager.js']],
+    ['getHealth', []],
+    ['executionStep', ['bedrock-runtime.js', 'kms.js', 's3.js']],
+  ])(
+    "builds into %s's asset the side files of the SDK clients its bundle imports on demand, and no other",
+    async (id, expected) => {
+      // Prepare: the asset as NodejsFunction leaves it before the hooks, with its index.js
+      const deployed = deployedFunctions({});
+      const fn = functions.find((candidate) => candidate.id === id) as RouteDefinition | WorkerDefinition;
+      const assetDir = await mkdtemp(join(tmpdir(), `${id}-asset-`));
+      const imported = await bundleTo(fn.entry, join(assetDir, 'index.js'));
+
+      // Act
+      const commands = deployed.get(id)?.bundling.commandHooks?.afterBundling(projectRoot, assetDir) ?? [];
+      for (const command of commands) execFileSync('bash', ['-c', command], { cwd: projectRoot });
+
+      // Assess
+      const sideFiles = existsSync(join(assetDir, 'on-demand'))
+        ? (await readdir(join(assetDir, 'on-demand'))).filter((file) => file.endsWith('.js')).sort()
+        : [];
+      expect(sideFiles).toEqual(expected);
+      expect(
+        onDemandSdkModulesNamed(imported)
+          .map((name) => `${name}.js`)
+          .sort(),
+      ).toEqual(expected);
+      await rm(assetDir, { recursive: true, force: true });
+    },
+    120_000,
+  );
 });
 
 describe('a bundle that runs blocks, started as a worker of its own', () => {
@@ -396,21 +439,34 @@ describe("a function's cold start", () => {
     },
   };
 
-  /** Bundles `entry` as deployed, with the SDK clients marked, into dist/test-bundles/<name>/index.js. */
+  /**
+   * Bundles `entry` as deployed, with the SDK clients marked, into dist/test-bundles/<name>/index.js,
+   * and the side files it imports on demand beside it, marked too.
+   */
   async function markedBundleOf(name: string, entry: string): Promise<string> {
     const dir = fromProjectRoot(`dist/test-bundles/${name}`);
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     await writeFile(fromProjectRoot('dist/test-bundles/package.json'), '{"type": "commonjs"}\n');
+    const markedBuild = async (source: string, outfile: string) => {
+      const { metafile } = await build({
+        ...esbuildBuildOptions,
+        absWorkingDir: projectRoot,
+        entryPoints: [fromProjectRoot(source)],
+        outfile,
+        plugins: [markEvaluatedSdkPackages],
+        metafile: true,
+        logLevel: 'error',
+      });
+      return Object.values(metafile.outputs).flatMap((output) =>
+        output.imports.map((imported) => imported.path),
+      );
+    };
     const outfile = join(dir, 'index.js');
-    await build({
-      ...esbuildBuildOptions,
-      absWorkingDir: projectRoot,
-      entryPoints: [fromProjectRoot(entry)],
-      outfile,
-      plugins: [markEvaluatedSdkPackages],
-      logLevel: 'error',
-    });
+    const imported = await markedBuild(entry, outfile);
+    for (const sideModule of onDemandSdkModulesNamed(imported)) {
+      await markedBuild(onDemandSdkEntry(sideModule), join(dir, onDemandSdkFile(sideModule)));
+    }
     return outfile;
   }
 
@@ -458,7 +514,7 @@ describe("a function's cold start", () => {
     60_000,
   );
 
-  it("evaluates an on-demand SDK client inside the bundle with its first call, on the bundle's one copy of the SDK", async () => {
+  it('evaluates an on-demand SDK client with its first call, from the side file beside the bundle, never from outside', async () => {
     // Prepare
     const index = await markedBundleOf('sdk-on-demand', 'adapters/aws/sdk-on-demand.ts');
     const probe = `const loaders = require(process.argv[1]);

@@ -1,5 +1,5 @@
 /** Organizations made through the admin API for the tests of the local service. */
-import type { ApiClient, Tenant } from './api-client';
+import type { ApiClient, Tenant } from '../../support/api-client';
 
 /** An organization owned by `owner` with the given members; answers its id. */
 export async function anOrganization(

@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { type LocalService, type LocalServiceOptions, startLocalService } from '../../local/service';
-import { type ApiClient, apiClientOf } from './api-client';
+import { type LocalServiceOptions, startLocalService } from '../../local/service';
+import { makeClient, type TestService } from '../../support/service-client';
 
 export {
   type Answer,
@@ -20,15 +20,9 @@ export {
   type Tenant,
   threeBlockGraph,
   waitingGraph,
-} from './api-client';
+} from '../../support/api-client';
 
-export interface TestService extends ApiClient {
-  readonly service: LocalService;
-}
-
-export function makeClient(service: LocalService): TestService {
-  return { ...apiClientOf(service), service };
-}
+export { makeClient, type TestService } from '../../support/service-client';
 
 /** One service per test file; vitest runs each file in its own process. */
 export function useLocalService(

@@ -9,9 +9,9 @@
  * Finalize), its log entry and its count in the metrics, and the notifications worker never runs.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { costOfMillionRuns, totalOf, type Usage } from '../../../bench/cost/model';
-import { measureWorkflows, type WorkflowName } from '../../../bench/cost/measure';
-import { prices } from '../../../bench/cost/prices';
+import { costOfMillionRuns, totalOf, type Usage } from '../../../support/cost/model';
+import { measureWorkflows, type WorkflowName } from '../../../support/cost/measure';
+import { prices } from '../../../support/cost/prices';
 
 const runs = 3;
 let measured: Map<WorkflowName, Usage>;

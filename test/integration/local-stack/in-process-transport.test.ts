@@ -25,7 +25,7 @@ import {
   leanForInProcess,
   registerInProcessEndpoint,
   unsignedSigner,
-} from '../../../adapters/aws/in-process-transport';
+} from '../../../local/transport/in-process-transport';
 import { clientsFor, type StackClients, useLocalStack } from '../../support/local-stack';
 
 /** The service's clients (adapters/aws/*-client.ts) reach the stack's emulators without a socket. */

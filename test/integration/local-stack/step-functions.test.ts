@@ -8,10 +8,8 @@ import type {
   ExecutionState,
   StepOutcome,
 } from '../../../core/runs/types';
-import {
-  createLocalExecutionStarter,
-  validateExecutionDefinition,
-} from '../../../local/stack/step-functions';
+import { createLocalExecutionStarter } from '../../../local/stack/step-functions';
+import { validateExecutionDefinition } from '../../support/asl-validation';
 
 /** Lets a test hold the journal's next append back, as a loaded disk would, and count the appends. */
 const appends = vi.hoisted(() => ({ holdNextInMs: 0, count: 0 }));

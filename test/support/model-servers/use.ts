@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { ModelServer } from './http';
+import type { ModelServer } from '../../../support/model-servers/http';
 
 /** One model server for a test file: started before, reset before each test, closed after. */
 export function useModelServer(start: () => Promise<ModelServer>): () => ModelServer {

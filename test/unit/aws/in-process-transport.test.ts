@@ -6,7 +6,7 @@ import {
   plainDispatch,
   registerInProcessEndpoint,
   unsignedSigner,
-} from '../../../adapters/aws/in-process-transport';
+} from '../../../local/transport/in-process-transport';
 
 /** A listener that answers what it was sent, as an emulator reads and answers a request. */
 function echoListener(req: IncomingMessage, res: ServerResponse): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MeteredEvent } from '../../../adapters/metering';
-import { addEvent, costOfMillionRuns, emptyUsage, totalOf } from '../../../bench/cost/model';
-import { prices } from '../../../bench/cost/prices';
+import { addEvent, costOfMillionRuns, emptyUsage, totalOf } from '../../../support/cost/model';
+import { prices } from '../../../support/cost/prices';
 
 function usageOf(events: MeteredEvent[], runs = 1) {
   const usage = emptyUsage();

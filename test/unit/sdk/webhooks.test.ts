@@ -2,7 +2,9 @@
  * What the client library's verifyWebhookSignature adds for receivers beyond the service's own use
  * (covered in test/unit/webhooks): header arrays as Node gives them, bodies as bytes, now by default.
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { fromProjectRoot } from '../../../lib/project';
 import { signatureHeaderOf as serviceSigns } from '../../../core/webhooks/signature';
 import { signatureHeaderOf, verifyWebhookSignature } from '../../../sdk/src/index';
 
@@ -10,8 +12,19 @@ const secret = 'whsec_receiver-secret';
 const body = '{"id":"evt_1","type":"workflow.execution.completed"}';
 
 describe('verifyWebhookSignature', () => {
-  it('is the code the service signs with', () => {
-    expect(serviceSigns).toBe(signatureHeaderOf);
+  it('is the code the service signs with: the same module text in the client library and in core', async () => {
+    // Act
+    const [published, service] = await Promise.all(
+      ['sdk/src/webhooks.ts', 'core/webhooks/signature-scheme.ts'].map((path) =>
+        readFile(fromProjectRoot(path), 'utf8'),
+      ),
+    );
+
+    // Assess
+    expect(published).toBe(service);
+    expect(serviceSigns(secret, 1_700_000_000_000, body)).toBe(
+      signatureHeaderOf(secret, 1_700_000_000_000, body),
+    );
   });
 
   it('accepts a delivery signed now, with the body as bytes and the header in an array', () => {

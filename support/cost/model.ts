@@ -1,6 +1,6 @@
 /**
  * What a run costs on AWS, item by item, from what it was measured to use on the local stack
- * (bench/cost/measure.ts): API requests, function invocations and their GB-seconds at each
+ * (support/cost/measure.ts): API requests, function invocations and their GB-seconds at each
  * function's configured memory, state machine requests and transitions, DynamoDB request units,
  * and SQS, S3, KMS and Secrets Manager requests. Pure arithmetic: a change that adds a call to a
  * run changes the figure.

@@ -4,8 +4,8 @@
  * key, so the same helpers drive the service in-process (test/support/service.ts) and the compiled
  * server in a child process (test/support/compiled-service.ts).
  */
-import { block, edge, graphOf } from '../../core/engine/builders';
-import type { WorkflowGraph } from '../../core/engine/types';
+import { block, edge, graphOf } from '../core/engine/builders';
+import type { WorkflowGraph } from '../core/engine/types';
 
 export interface Answer<T = any> {
   status: number;

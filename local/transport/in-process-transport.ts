@@ -14,7 +14,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, OutgoingHttpHeader, RequestListener } from 'node:http';
 import { Readable } from 'node:stream';
-import { installInProcessClients } from './in-process-endpoints';
+import { installInProcessClients } from '../../adapters/aws/in-process-endpoints';
 
 export interface InProcessRequest {
   method: string;

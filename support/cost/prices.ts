@@ -1,5 +1,5 @@
 /**
- * AWS list prices the cost model uses (bench/cost/model.ts): us-east-1, on-demand, no free tier,
+ * AWS list prices the cost model uses (support/cost/model.ts): us-east-1, on-demand, no free tier,
  * the architecture and table mode the stacks deploy (arm64 Lambdas, on-demand DynamoDB, a REST
  * API, Express machine for sync runs and Standard for async ones). `asOf` is the day every
  * figure was last checked against the services' pricing pages (aws.amazon.com/<service>/pricing):

@@ -15,9 +15,10 @@ import { type MeteredEvent, subscribeMetered } from '../../adapters/metering';
 import { block, edge, graphOf } from '../../core/engine/builders';
 import { exampleWorkflows } from '../../local/seed';
 import { startLocalService } from '../../local/service';
-import { unreachableRateLimitsJson } from '../../test/support/limits';
-import { startOpenAiServer } from '../../test/support/model-servers';
-import { deployedWorkflow, makeClient, type Tenant } from '../../test/support/service';
+import { unreachableRateLimitsJson } from '../limits';
+import { startOpenAiServer } from '../model-servers';
+import { deployedWorkflow, type Tenant } from '../api-client';
+import { makeClient } from '../service-client';
 import { addEvent, emptyUsage, type Usage } from './model';
 
 export const workflowNames = [
