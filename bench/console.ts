@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { startLocalService } from '../local/service';
 import { launchChromium } from '../test/support/browser';
 import { consoleUrlOf, loopGraph, namedWorkflow, ranOnce, signedIn } from '../test/support/console';
-import { unreachableRateLimitsJson } from '../test/support/limits';
+import { unreachableRateLimitsJson } from '../support/limits';
 import { makeClient, threeBlockGraph } from '../test/support/service';
 import { percentile } from './load';
 

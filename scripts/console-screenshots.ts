@@ -13,7 +13,7 @@ import { fromProjectRoot } from '../lib/project';
 import { startLocalService } from '../local/service';
 import { launchChromium } from '../test/support/browser';
 import { consoleUrlOf, loopGraph, namedWorkflow, ranOnce, signedIn } from '../test/support/console';
-import { unreachableRateLimitsJson } from '../test/support/limits';
+import { unreachableRateLimitsJson } from '../support/limits';
 import { makeClient, threeBlockGraph } from '../test/support/service';
 
 const imageDir = fromProjectRoot('docs/images/console');

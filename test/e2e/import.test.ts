@@ -12,7 +12,7 @@ import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromProjectRoot } from '../../lib/project';
 import { postArchive, simGreeting, simParent, simUnsupported, simWorkspaceZip } from '../support/sim-files';
-import type { Tenant } from '../support/api-client';
+import type { Tenant } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

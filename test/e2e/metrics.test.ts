@@ -1,7 +1,7 @@
 /** The metrics route over HTTP: the counters kept as runs end match the runs made. */
 import { describe, expect, it } from 'vitest';
 import { block, edge, graphOf } from '../../core/engine/builders';
-import { deployedWorkflow } from '../support/api-client';
+import { deployedWorkflow } from '../../support/api-client';
 import { useE2eService } from './service';
 
 const service = useE2eService();

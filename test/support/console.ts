@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { block, edge, graphOf } from '../../core/engine/builders';
 import type { WorkflowGraph } from '../../core/engine/types';
-import type { Tenant } from './api-client';
+import type { Tenant } from '../../support/api-client';
 import { screenshotDir } from './browser';
 
 export const consoleScreenshotDir = join(screenshotDir, 'console');

@@ -12,7 +12,7 @@ import { DynamoExecutionLogStore } from '../../../adapters/dynamodb/execution-lo
 import { block, edge, graphOf } from '../../../core/engine/builders';
 import { startLocalService } from '../../../local/service';
 import { deployedWorkflow, finishedJob, makeClient, request } from '../../support/service';
-import { unreachableRateLimitsJson } from '../../support/limits';
+import { unreachableRateLimitsJson } from '../../../support/limits';
 
 // A backlog of one workspace's jobs, all in progress at once: out of reach of the plan's cap on runs in progress.
 process.env.RATE_LIMITS_JSON = unreachableRateLimitsJson;

@@ -19,7 +19,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INLINE_LIMIT_IN_BYTES } from '../../../adapters/dynamodb/shared';
 import { repoRoot } from '../../../local/service';
-import { unreachableRateLimitsJson } from '../../support/limits';
+import { unreachableRateLimitsJson } from '../../../support/limits';
 
 // Ten jobs of one workspace in progress at once: out of reach of the plan's cap on runs in progress.
 process.env.RATE_LIMITS_JSON = unreachableRateLimitsJson;

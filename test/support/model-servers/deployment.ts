@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
-import { startAnthropicServer } from './anthropic';
-import type { ModelServer } from './http';
-import { startOpenAiServer } from './openai';
+import { startAnthropicServer } from '../../../support/model-servers/anthropic';
+import type { ModelServer } from '../../../support/model-servers/http';
+import { startOpenAiServer } from '../../../support/model-servers/openai';
 
 /**
  * Loopback OpenAI and Anthropic servers as the deployment's model endpoints of the local service

@@ -19,7 +19,7 @@ import {
   usagePeriodOf,
 } from '../../../core/limits/service';
 import { TokenLeases } from '../../../core/limits/token-leases';
-import type { BucketKind, LimitOwner } from '../../../core/limits/types';
+import type { BucketKind, LimitOwner, LimitsStore } from '../../../core/limits/types';
 import { InMemoryLimitsStore } from '../../support/in-memory-limits';
 
 const t0 = Date.parse('2026-11-22T12:00:00.000Z');
