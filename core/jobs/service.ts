@@ -16,6 +16,7 @@ import type { Principal } from '../identity/service';
 import type { IdentityStore } from '../identity/types';
 import { requireWorkspaceAccess } from '../identity/access';
 import type { ExecutionLogEntry } from '../runs/log';
+import { releaseRunSlot, type RunSlotStore } from '../limits/run-slots';
 import type { ExecutionRequest, ExecutionStarter } from '../runs/types';
 import {
   type AsyncExecutionResult,
@@ -273,9 +274,17 @@ export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: 
 }
 
 export interface FailDeps {
-  jobs: Pick<JobStore, 'moveJob'>;
+  jobs: Pick<JobStore, 'moveJob' | 'getJob'>;
   settledRunOf: SettledRunReader;
+  /** The workspaces' runs in progress: a run that never reached Finalize gives its slot back here. */
+  slots: Pick<RunSlotStore, 'remove'>;
   now: () => Date;
+}
+
+/** Gives back the slot of a job's run that will never reach Finalize (it never started, or broke). */
+async function releaseSlotOfJob(deps: FailDeps, taskId: string): Promise<void> {
+  const job = await deps.jobs.getJob(taskId);
+  if (job) await releaseRunSlot(deps, { workspaceId: job.workspaceId, executionId: taskId });
 }
 
 /**
@@ -293,6 +302,7 @@ export async function failDeadLetteredJob(
     completedAt: deps.now().toISOString(),
     error: `The run could not be started after ${receiveCount} attempts`,
   });
+  await releaseSlotOfJob(deps, taskId);
 }
 
 /**
@@ -307,6 +317,7 @@ export async function failUnsettledJob(deps: FailDeps, taskId: string, reason: s
     completedAt: deps.now().toISOString(),
     error: reason,
   });
+  await releaseSlotOfJob(deps, taskId);
 }
 
 export interface StatusDeps {

@@ -22,6 +22,7 @@ import {
 import type { SettledRunReader } from '../../core/jobs/types';
 import { executionStarter } from './execution';
 import { identityDeps } from './identity';
+import { runSlotStore } from './limits';
 import { blobStore } from './storage';
 
 const now = () => new Date();
@@ -59,7 +60,7 @@ export function startDeps(): StartDeps {
 
 /** For failing the jobs whose runs never started or broke outside Finalize. */
 export function failDeps(): FailDeps {
-  return { jobs: jobStore(), settledRunOf: settledRunReader(), now };
+  return { jobs: jobStore(), settledRunOf: settledRunReader(), slots: runSlotStore(), now };
 }
 
 export function cancelDeps(): CancelDeps {

@@ -430,7 +430,7 @@ describe('cancelJob', () => {
 
   it('refuses to cancel a job failed as stored with a conflict', async () => {
     await enqueueRun(enqueueDeps(), aRequest());
-    await failDeadLetteredJob({ jobs, settledRunOf, now }, 'task-1', 5);
+    await failDeadLetteredJob({ jobs, settledRunOf, slots, now }, 'task-1', 5);
     await expect(cancelJob(cancelDeps(), principal, 'task-1')).rejects.toThrow(ConflictError);
     expect(runs.stopAsync).not.toHaveBeenCalled();
   });
@@ -456,10 +456,32 @@ describe('cancelJob', () => {
   });
 });
 
+/** The workspaces' runs in progress, as the fail use cases give slots back. */
+const slots = {
+  released: [] as [string, string][],
+  async remove(workspaceId: string, executionId: string) {
+    this.released.push([workspaceId, executionId]);
+  },
+};
+
 describe('failDeadLetteredJob', () => {
+  beforeEach(() => {
+    slots.released = [];
+  });
+
+  it('gives back the slot of the run among its workspace\'s runs in progress', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+
+    // Act
+    await failDeadLetteredJob({ jobs, settledRunOf, slots, now }, 'task-1', 5);
+
+    // Assess
+    expect(slots.released).toEqual([['ws-1', 'task-1']]);
+  });
   it('fails a job that never started, saying how often it was tried', async () => {
     await enqueueRun(enqueueDeps(), aRequest());
-    await failDeadLetteredJob({ jobs, settledRunOf, now }, 'task-1', 5);
+    await failDeadLetteredJob({ jobs, settledRunOf, slots, now }, 'task-1', 5);
     expect(jobs.jobs.get('task-1')).toMatchObject({
       status: 'failed',
       error: 'The run could not be started after 5 attempts',
@@ -469,16 +491,33 @@ describe('failDeadLetteredJob', () => {
   it('leaves a job whose run has ended after all to its log entry', async () => {
     await enqueueRun(enqueueDeps(), aRequest());
     await finalize({ success: true });
-    await failDeadLetteredJob({ jobs, settledRunOf, now }, 'task-1', 5);
+    await failDeadLetteredJob({ jobs, settledRunOf, slots, now }, 'task-1', 5);
     expect(jobs.jobs.get('task-1')?.status).toBe('queued');
   });
 });
 
 describe('failUnsettledJob', () => {
+  beforeEach(() => {
+    slots.released = [];
+  });
+
+  it('gives back the slot of a run that broke outside Finalize, and keeps that of a settled one', async () => {
+    // Prepare
+    await enqueueRun(enqueueDeps(), aRequest());
+    await startQueuedJob(startDeps(), 'task-1');
+
+    // Act
+    await failUnsettledJob({ jobs, settledRunOf, slots, now }, 'task-1', 'The run ended timed out');
+    await finalize({ success: true });
+    await failUnsettledJob({ jobs, settledRunOf, slots, now }, 'task-1', 'The run ended timed out');
+
+    // Assess
+    expect(slots.released).toEqual([['ws-1', 'task-1']]);
+  });
   it('fails a processing job whose run broke before its log entry was written', async () => {
     await enqueueRun(enqueueDeps(), aRequest());
     await startQueuedJob(startDeps(), 'task-1');
-    await failUnsettledJob({ jobs, settledRunOf, now }, 'task-1', 'The run ended failed');
+    await failUnsettledJob({ jobs, settledRunOf, slots, now }, 'task-1', 'The run ended failed');
     expect(jobs.jobs.get('task-1')).toMatchObject({ status: 'failed', error: 'The run ended failed' });
   });
 
@@ -486,7 +525,7 @@ describe('failUnsettledJob', () => {
     await enqueueRun(enqueueDeps(), aRequest());
     await startQueuedJob(startDeps(), 'task-1');
     await finalize({ success: true });
-    await failUnsettledJob({ jobs, settledRunOf, now }, 'task-1', 'The run ended failed');
+    await failUnsettledJob({ jobs, settledRunOf, slots, now }, 'task-1', 'The run ended failed');
     expect(jobs.jobs.get('task-1')?.status).toBe('processing');
   });
 });
