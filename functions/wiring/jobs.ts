@@ -3,10 +3,6 @@
  * turns schedule fires into runs (and so loads the cron evaluator), is in ./job-worker.ts.
  */
 import { filePresigner } from './file-urls';
-import {
-  DynamoExecutionLogStore,
-  logRetentionInDaysFromEnv,
-} from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoJobWriter } from '../../adapters/dynamodb/job-writer';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';
@@ -23,6 +19,8 @@ import type { SettledRunReader } from '../../core/jobs/types';
 import { executionStarter } from './execution';
 import { identityDeps } from './identity';
 import { blobStore } from './storage';
+import { setting } from '../settings';
+import { executionLogStore } from './execution-log';
 
 const now = () => new Date();
 
@@ -35,18 +33,15 @@ export function jobStore(): DynamoJobStore {
  * longer than `LOG_RETENTION_DAYS`, as the run's log entry is what tells that the job has settled.
  */
 export function jobRetentionInSeconds(): number {
-  const logRetentionInSeconds = logRetentionInDaysFromEnv() * 24 * 3600;
-  const days = process.env.JOB_RETENTION_DAYS;
-  if (days === undefined || days === '') return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);
-  const value = Number(days);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error('JOB_RETENTION_DAYS must be a positive number of days');
-  return Math.min(Math.round(value * 24 * 3600), logRetentionInSeconds);
+  const logRetentionInSeconds = setting('LOG_RETENTION_DAYS') * 24 * 3600;
+  const days = setting('JOB_RETENTION_DAYS');
+  if (days === undefined) return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);
+  return Math.min(Math.round(days * 24 * 3600), logRetentionInSeconds);
 }
 
 /** The ended run of a task id, from its log entry (one strongly consistent read). */
 export function settledRunReader(): SettledRunReader {
-  const logs = DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() });
+  const logs = executionLogStore();
   return async (taskId) => {
     const entry = await logs.getLogEntryByExecutionId(taskId);
     return entry && settledRunFrom(entry);
