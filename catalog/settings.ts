@@ -28,7 +28,13 @@ export interface SettingDefinition<Value> {
   meaning: string;
   /** The function families that read it (checked at their cold start); empty for the local server. */
   families: readonly FunctionFamily[];
+  /** The table of docs/operating.md that lists it. */
+  table: SettingsTable;
 }
+
+/** docs/operating.md's tables of settings, each between marker comments of its name. */
+export const settingsTableNames = ['local-server', 'runs', 'limits', 'sso'] as const;
+export type SettingsTable = (typeof settingsTableNames)[number];
 
 export type SettingDefinitions = Record<string, SettingDefinition<unknown>>;
 
@@ -70,7 +76,10 @@ function numberSchema(bounds: NumberBounds): z.ZodMiniType<number, string> {
 
 interface Described {
   meaning: string;
+  /** Default: every family. */
   families?: readonly FunctionFamily[];
+  /** Default: `runs`. */
+  table?: SettingsTable;
 }
 
 /** A number setting with a default. */
@@ -100,6 +109,7 @@ function numberSetting(
     expected,
     meaning: described.meaning,
     families: described.families ?? allFamilies,
+    table: described.table ?? 'runs',
   };
 }
 
@@ -123,6 +133,7 @@ function textSetting(
     expected: 'text',
     meaning: described.meaning,
     families: described.families ?? allFamilies,
+    table: described.table ?? 'runs',
   };
 }
 
@@ -141,6 +152,7 @@ function choiceSetting<const Choice extends string>(
       .join(' or '),
     meaning: described.meaning,
     families: described.families ?? allFamilies,
+    table: described.table ?? 'runs',
   };
 }
 
@@ -258,31 +270,34 @@ export const functionSettings = {
       "how long a warm function (or the local server) keeps an API key, a workspace membership, a workflow record and (Finalize, the notifications worker) a workspace's subscriptions it has read; 0 keeps nothing. A change made through the same process is seen at once; one made through another instance (a key revoked, a member removed, a workflow deployed, a subscription created or deleted) within this bound, as with API Gateway's authorizer cache",
   }),
   RATE_LIMITS_JSON: textSetting(undefined, {
-    defaultText: "the plans' limits",
+    table: 'limits',
     meaning:
-      'rate limits per plan (docs/limits.md); one that cannot be read fails each request with a 500 naming it',
+      'overriding buckets per plan, of failed authentications, and of form access attempts (`formSources`, `formFailures`): `{"free": {"sync": {"requestsPerMinute": 600, "maxBurst": 1200}}, "authFailures": {"requestsPerMinute": 5, "maxBurst": 5}}`',
   }),
   USAGE_LIMITS_JSON: textSetting(undefined, {
-    defaultText: "the plans' limits",
-    meaning: 'monthly usage limits in USD per plan (docs/limits.md)',
+    table: 'limits',
+    meaning: 'overriding usage limits per plan, in USD a month: `{"free": 25}`',
   }),
   RATE_LIMIT_LEASE_TOKENS: numberSetting(
     { min: 0, max: 100, whole: true },
     'a whole number from 0 to 100',
     16,
     {
+      table: 'limits',
       meaning:
-        "rate-limit tokens a warm function takes from its owner's bucket at once, to spend without a write each; 0 writes every request (docs/limits.md)",
+        'the most tokens of one bucket a process takes ahead for a key it serves many times a second ([docs/limits.md](limits.md#tokens-taken-ahead-token-leases)), 0 to 100; 0 makes every request take its own token with a write of its own',
     },
   ),
   OIDC_ISSUER: textSetting(undefined, {
     families: ['routes'],
+    table: 'sso',
     meaning:
-      'with `SSO_ENABLED`: the issuer of the ID tokens the management and log routes accept (docs/sso.md)',
+      "the OpenID Connect provider's issuer, exactly as in its tokens' `iss`; its discovery document and keys are read from there (https, or http on a loopback address)",
   }),
   OIDC_AUDIENCE: textSetting(undefined, {
     families: ['routes'],
-    meaning: 'with `SSO_ENABLED`: the client id those ID tokens are issued to (docs/sso.md)',
+    table: 'sso',
+    meaning: "the client id the provider issues this service's tokens to (`aud`)",
   }),
   POWERTOOLS_LOG_LEVEL: textSetting(undefined, {
     defaultText: '`INFO` (`npm start`: `WARN`)',
@@ -291,31 +306,41 @@ export const functionSettings = {
   }),
 } satisfies SettingDefinitions;
 
+/** Where the local server's own settings are listed; no function reads them. */
+const localServer = { families: [], table: 'local-server' } as const;
+
 /** Settings of `npm start` only (the local server). */
 export const localServerSettings = {
   PORT: numberSetting({ min: 0, max: 65_535, whole: true }, 'a port number from 0 to 65535', 3000, {
-    families: [],
+    ...localServer,
     meaning: 'port of the HTTP API',
   }),
-  HOST: textSetting('127.0.0.1', { families: [], defaultText: '127.0.0.1', meaning: 'address to listen on' }),
-  DATA_DIR: textSetting('.data', { families: [], meaning: 'where everything is kept (below)' }),
+  HOST: textSetting('127.0.0.1', {
+    ...localServer,
+    defaultText: '127.0.0.1',
+    meaning: 'address to listen on',
+  }),
+  DATA_DIR: textSetting('.data', {
+    ...localServer,
+    meaning: 'where everything is kept (below)',
+  }),
   ADMIN_API_KEY: textSetting(undefined, {
-    families: [],
+    ...localServer,
     defaultText: 'generated, kept in the data dir',
     meaning: 'the `x-admin-key` of the admin routes',
   }),
   ENVIRONMENT_KEY_FILE: textSetting(undefined, {
-    families: [],
+    ...localServer,
     defaultText: '`DATA_DIR/secrets.key`',
     meaning: 'the key that encrypts workspace secrets (see "Local secrets")',
   }),
   LOCAL_HANDLERS: choiceSetting(['sources', 'bundles'], 'sources', {
-    families: [],
+    ...localServer,
     meaning:
       'what serves the routes, workers and tasks: the handler modules of the sources, or the Lambda artifacts (see "Bundle mode")',
   }),
   SERVER_BUILD_DIR: textSetting('dist/server', {
-    families: [],
+    ...localServer,
     meaning: 'where `npm start` compiles the server to and runs it from',
   }),
 } satisfies SettingDefinitions;
