@@ -63,6 +63,11 @@ interface NumberBounds {
   whole?: boolean;
 }
 
+/** What a number setting accepts, and how the message that refuses a value says it. */
+interface NumberKind extends NumberBounds {
+  expected: string;
+}
+
 function numberSchema(bounds: NumberBounds): z.ZodMiniType<number, string> {
   const checks = [
     ...(bounds.whole ? [z.int()] : []),
@@ -84,29 +89,26 @@ interface Described {
 
 /** A number setting with a default. */
 function numberSetting(
-  bounds: NumberBounds,
-  expected: string,
+  kind: NumberKind,
   defaultValue: number,
   described: Described & { defaultText?: string },
 ): SettingDefinition<number>;
 /** A number setting with no default: the reader decides what unset means. */
 function numberSetting(
-  bounds: NumberBounds,
-  expected: string,
+  kind: NumberKind,
   defaultValue: undefined,
   described: Described & { defaultText: string },
 ): SettingDefinition<number | undefined>;
 function numberSetting(
-  bounds: NumberBounds,
-  expected: string,
+  kind: NumberKind,
   defaultValue: number | undefined,
   described: Described & { defaultText?: string },
 ): SettingDefinition<number | undefined> {
   return {
-    schema: numberSchema(bounds),
+    schema: numberSchema(kind),
     defaultValue,
     defaultText: described.defaultText ?? String(defaultValue),
-    expected,
+    expected: kind.expected,
     meaning: described.meaning,
     families: described.families ?? allFamilies,
     table: described.table ?? 'runs',
@@ -157,9 +159,26 @@ function choiceSetting<const Choice extends string>(
 }
 
 const allFamilies: readonly FunctionFamily[] = ['routes', 'workers', 'tasks'];
-const ms = { min: 0 };
-const positive = { above: 0 };
-const positiveWhole = { min: 1, whole: true };
+const numbers = {
+  usd: { min: 0, expected: 'a number of USD, zero or more' },
+  positiveMs: { above: 0, expected: 'a number of milliseconds greater than 0' },
+  positiveDays: { above: 0, expected: 'a positive number of days' },
+  wholeDays: { min: 1, whole: true, expected: 'a whole number of days, 1 or more' },
+  ms: { min: 0, expected: 'a number of milliseconds, 0 or more' },
+  presignSeconds: {
+    min: 1,
+    max: 604_800,
+    whole: true,
+    expected: 'a whole number of seconds from 1 to 604800',
+  },
+  wholeMs: { min: 1, whole: true, expected: 'a whole number of milliseconds, 1 or more' },
+  bytes: { min: 1, whole: true, expected: 'a whole number of bytes, 1 or more' },
+  count: { min: 1, whole: true, expected: 'a whole number, 1 or more' },
+  leaseTokens: { min: 0, max: 100, whole: true, expected: 'a whole number from 0 to 100' },
+  port: { min: 0, max: 65_535, whole: true, expected: 'a port number from 0 to 65535' },
+} satisfies Record<string, NumberKind>;
+/** Settings of runs, read by the routes that run them (sync and streamed) and the Step task. */
+const routesAndTasks: readonly FunctionFamily[] = ['routes', 'tasks'];
 
 /**
  * Settings of the service anywhere: the functions read them in AWS (a deployment adds them to its
@@ -167,54 +186,44 @@ const positiveWhole = { min: 1, whole: true };
  * handlers it runs. One line each; run `npm run docs:settings` after a change.
  */
 export const functionSettings = {
-  BASE_CHARGE_PER_RUN_USD: numberSetting({ min: 0 }, 'a number of USD, zero or more', 0.001, {
+  BASE_CHARGE_PER_RUN_USD: numberSetting(numbers.usd, 0.001, {
     meaning: 'charged to every run on top of model costs',
   }),
   MODEL_PRICES_JSON: textSetting(undefined, {
-    families: ['routes', 'tasks'],
+    families: routesAndTasks,
     meaning: 'extra or overriding model prices: `{"<model>": {"inputPerMillion": 1, "outputPerMillion": 2}}`',
   }),
-  STEP_BUDGET_MS: numberSetting(positive, 'a number of milliseconds greater than 0', defaultStepBudgetInMs, {
-    families: ['routes', 'tasks'],
+  STEP_BUDGET_MS: numberSetting(numbers.positiveMs, defaultStepBudgetInMs, {
+    families: routesAndTasks,
     meaning:
       'how long one step of a run runs blocks before it checkpoints; in AWS keep it at least 30 s under the Step function\'s 210 s time-out (see "Time limits of a run\'s steps")',
   }),
-  SYNC_BUDGET_MS: numberSetting(positive, 'a number of milliseconds greater than 0', 27_000, {
-    families: ['routes', 'tasks'],
+  SYNC_BUDGET_MS: numberSetting(numbers.positiveMs, 27_000, {
+    families: routesAndTasks,
     meaning: 'how long a sync run may take in all; past it the run ends with 408 (docs/runs.md)',
   }),
-  STREAM_BUDGET_MS: numberSetting(positive, 'a number of milliseconds greater than 0', undefined, {
+  STREAM_BUDGET_MS: numberSetting(numbers.positiveMs, undefined, {
     families: ['routes'],
     defaultText: '885000',
     meaning:
       "how long a streamed run may take; past it the stream ends with an error (default: the execute route's time-out less 15 s)",
   }),
-  JOB_RETENTION_DAYS: numberSetting(positive, 'a positive number of days', undefined, {
+  JOB_RETENTION_DAYS: numberSetting(numbers.positiveDays, undefined, {
     defaultText: '7',
     meaning: 'how long an async job can be read after it was accepted (at most `LOG_RETENTION_DAYS`)',
   }),
-  LOG_RETENTION_DAYS: numberSetting(
-    { min: 1, whole: true },
-    'a whole number of days, 1 or more',
-    logRetention.defaultInDays,
-    {
-      meaning:
-        'how long execution-log entries are kept (DynamoDB TTL; in AWS the bucket expires their large parts a day later, 31 days as deployed)',
-    },
-  ),
-  LOG_SETTLE_MS: numberSetting(ms, 'a number of milliseconds, 0 or more', 5_000, {
+  LOG_RETENTION_DAYS: numberSetting(numbers.wholeDays, logRetention.defaultInDays, {
+    meaning:
+      'how long execution-log entries are kept (DynamoDB TTL; in AWS the bucket expires their large parts a day later, 31 days as deployed)',
+  }),
+  LOG_SETTLE_MS: numberSetting(numbers.ms, 5_000, {
     families: ['routes'],
     meaning:
       'how far behind now ascending log reads stop, so pollers never pass an entry still being written (docs/logs.md)',
   }),
-  FILE_URL_EXPIRY_SECONDS: numberSetting(
-    { min: 1, max: 604_800, whole: true },
-    'a whole number of seconds from 1 to 604800',
-    3600,
-    {
-      meaning: 'how long presigned file URLs (downloads and uploads) stay valid, 1 to 604800 (docs/files.md)',
-    },
-  ),
+  FILE_URL_EXPIRY_SECONDS: numberSetting(numbers.presignSeconds, 3600, {
+    meaning: 'how long presigned file URLs (downloads and uploads) stay valid, 1 to 604800 (docs/files.md)',
+  }),
   OUTBOUND_ALLOWLIST: textSetting(undefined, {
     meaning:
       'hosts, IP addresses and CIDR ranges, each with an optional `:port`, comma-separated, that outbound HTTP (blocks, file URLs, notifications) may reach although they are private: `hooks.intranet, 10.20.0.0/16, 127.0.0.1:4000, [::1]:4000`. Cloud metadata addresses are never reachable',
@@ -234,38 +243,33 @@ export const functionSettings = {
     defaultText: '`https://slack.com/api`',
     meaning: 'where `chat.postMessage` is called for token-based chat subscriptions',
   }),
-  FUNCTION_MAX_TIMEOUT_MS: numberSetting(
-    positiveWhole,
-    'a whole number of milliseconds, 1 or more',
-    undefined,
-    {
-      families: ['routes', 'tasks'],
-      defaultText: '60000',
-      meaning: "ceiling of a function block's `timeoutMs` (never beyond `STEP_BUDGET_MS`)",
-    },
-  ),
-  MAX_BLOCK_OUTPUT_BYTES: numberSetting(positiveWhole, 'a whole number of bytes, 1 or more', undefined, {
-    families: ['routes', 'tasks'],
+  FUNCTION_MAX_TIMEOUT_MS: numberSetting(numbers.wholeMs, undefined, {
+    families: routesAndTasks,
+    defaultText: '60000',
+    meaning: "ceiling of a function block's `timeoutMs` (never beyond `STEP_BUDGET_MS`)",
+  }),
+  MAX_BLOCK_OUTPUT_BYTES: numberSetting(numbers.bytes, undefined, {
+    families: routesAndTasks,
     defaultText: '5242880 (5 MB)',
     meaning: 'largest output of one block, as JSON',
   }),
-  MAX_RUN_OUTPUT_BYTES: numberSetting(positiveWhole, 'a whole number of bytes, 1 or more', undefined, {
-    families: ['routes', 'tasks'],
+  MAX_RUN_OUTPUT_BYTES: numberSetting(numbers.bytes, undefined, {
+    families: routesAndTasks,
     defaultText: '5242880 (5 MB)',
     meaning: 'largest output of a run, as JSON',
   }),
-  SANDBOX_WORKERS: numberSetting(positiveWhole, 'a whole number, 1 or more', undefined, {
-    families: ['routes', 'tasks'],
+  SANDBOX_WORKERS: numberSetting(numbers.count, undefined, {
+    families: routesAndTasks,
     defaultText: "the machine's cores, at least 2",
     meaning: 'worker threads that run function blocks and conditions',
   }),
-  SANDBOX_WORKERS_PER_WORKSPACE: numberSetting(positiveWhole, 'a whole number, 1 or more', undefined, {
-    families: ['routes', 'tasks'],
+  SANDBOX_WORKERS_PER_WORKSPACE: numberSetting(numbers.count, undefined, {
+    families: routesAndTasks,
     defaultText: 'half of `SANDBOX_WORKERS`, rounded up',
     meaning:
       "workers one workspace's function blocks and conditions may hold at once (see the sandbox pool below)",
   }),
-  LOOKUP_CACHE_TTL_MS: numberSetting(ms, 'a number of milliseconds, 0 or more', 10_000, {
+  LOOKUP_CACHE_TTL_MS: numberSetting(numbers.ms, 10_000, {
     meaning:
       "how long a warm function (or the local server) keeps an API key, a workspace membership, a workflow record and (Finalize, the notifications worker) a workspace's subscriptions it has read; 0 keeps nothing. A change made through the same process is seen at once; one made through another instance (a key revoked, a member removed, a workflow deployed, a subscription created or deleted) within this bound, as with API Gateway's authorizer cache",
   }),
@@ -278,16 +282,11 @@ export const functionSettings = {
     table: 'limits',
     meaning: 'overriding usage limits per plan, in USD a month: `{"free": 25}`',
   }),
-  RATE_LIMIT_LEASE_TOKENS: numberSetting(
-    { min: 0, max: 100, whole: true },
-    'a whole number from 0 to 100',
-    16,
-    {
-      table: 'limits',
-      meaning:
-        'the most tokens of one bucket a process takes ahead for a key it serves many times a second ([docs/limits.md](limits.md#tokens-taken-ahead-token-leases)), 0 to 100; 0 makes every request take its own token with a write of its own',
-    },
-  ),
+  RATE_LIMIT_LEASE_TOKENS: numberSetting(numbers.leaseTokens, 16, {
+    table: 'limits',
+    meaning:
+      'the most tokens of one bucket a process takes ahead for a key it serves many times a second ([docs/limits.md](limits.md#tokens-taken-ahead-token-leases)), 0 to 100; 0 makes every request take its own token with a write of its own',
+  }),
   OIDC_ISSUER: textSetting(undefined, {
     families: ['routes'],
     table: 'sso',
@@ -311,7 +310,7 @@ const localServer = { families: [], table: 'local-server' } as const;
 
 /** Settings of `npm start` only (the local server). */
 export const localServerSettings = {
-  PORT: numberSetting({ min: 0, max: 65_535, whole: true }, 'a port number from 0 to 65535', 3000, {
+  PORT: numberSetting(numbers.port, 3000, {
     ...localServer,
     meaning: 'port of the HTTP API',
   }),
