@@ -6,7 +6,8 @@
 import { switchesSetting } from '../functions/settings';
 import { startLocalService } from './service';
 import { ensureDemoData } from './seed';
-import { type LocalSettings, loadLocalSettings, processVariables } from './settings';
+import { type LocalSettings, loadLocalSettings } from './settings';
+import { optionalEnv } from '../adapters/aws/require-env';
 
 const startedAt = Date.now();
 // Refused before anything starts: a typo (LOCAL_HANDLERS=lambdas, SYNC_BUDGET_MS=abc) must not
@@ -42,7 +43,7 @@ const lines = [
   `Demo API key (x-api-key): ${demo.apiKey}`,
   `Demo workspace: ${demo.workspaceId}`,
   `Demo form (open it in a browser): ${demo.formUrl}`,
-  `Key of stored secrets: ${processVariables().ENVIRONMENT_KEY_FILE} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
+  `Key of stored secrets: ${optionalEnv('ENVIRONMENT_KEY_FILE')} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
   ...(switchesSetting().ssoEnabled
     ? [
         `Single sign-on: management and log routes also take ID tokens of ${settings.functions.OIDC_ISSUER} (Authorization: Bearer)`,
@@ -50,7 +51,7 @@ const lines = [
     : []),
   settings.functions.SMTP_URL
     ? 'Notification e-mail goes through SMTP_URL'
-    : `Notification e-mail (no SMTP_URL) and unreachable chat messages are written to ${processVariables().NOTIFICATION_OUTBOX_DIR}`,
+    : `Notification e-mail (no SMTP_URL) and unreachable chat messages are written to ${optionalEnv('NOTIFICATION_OUTBOX_DIR')}`,
   '',
   'Try:',
   `  curl ${service.url}/api/health`,

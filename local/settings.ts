@@ -43,7 +43,10 @@ export function exportVariables(variables: Record<string, string>): void {
   Object.assign(process.env, variables);
 }
 
-/** The variables of this process, for bundle mode's functions: their settings pass on from here. */
+/**
+ * A copy of this process's variables, for bundle mode: the operator's settings in it pass on to
+ * each function's environment (local/bundles/environment.ts picks them by their definitions).
+ */
 export function processVariables(): Readonly<Record<string, string | undefined>> {
-  return process.env;
+  return { ...process.env };
 }
