@@ -6,6 +6,7 @@
  */
 import { channel } from 'node:diagnostics_channel';
 import { type IndexDefinition, tables } from '../catalog/resources';
+import { optionalEnv } from './aws/require-env';
 
 export type AwsService = 'DynamoDB' | 'S3' | 'SQS' | 'StepFunctions' | 'KMS' | 'SecretsManager' | 'Scheduler';
 
@@ -112,7 +113,7 @@ function estimatedUnits(operation: string, input: Input, output: Output): { read
 /** The catalogue's indexes of a table, by its local name (the catalogue key) or its name in AWS. */
 function indexesOf(tableName: unknown): readonly IndexDefinition[] {
   for (const [name, table] of Object.entries(tables)) {
-    if (name === tableName || process.env[table.envVar] === tableName) return table.indexes;
+    if (name === tableName || optionalEnv(table.envVar) === tableName) return table.indexes;
   }
   return [];
 }

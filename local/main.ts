@@ -4,33 +4,36 @@
  * the service (servers, workers, emulators) and ends the process.
  */
 import { consolePrefix } from '../console/site';
-import { readSwitches } from '../core/config/switches';
-import { handlersModeOf } from './bundles/mode';
+import { switchesSetting } from '../functions/settings';
 import { startLocalService } from './service';
 import { ensureDemoData } from './seed';
+import { type LocalSettings, loadLocalSettings } from './settings';
+import { optionalEnv } from '../adapters/aws/require-env';
 
 const startedAt = Date.now();
-process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-// Refused before anything starts: a typo must not quietly serve the sources.
-let handlers: ReturnType<typeof handlersModeOf>;
+// Refused before anything starts: a typo (LOCAL_HANDLERS=lambdas, SYNC_BUDGET_MS=abc) must not
+// quietly serve the sources or fail a user's first run.
+let settings: LocalSettings;
 try {
-  handlers = handlersModeOf(process.env.LOCAL_HANDLERS);
+  settings = loadLocalSettings();
 } catch (error) {
   console.error((error as Error).message);
   process.exit(1);
 }
+const { server } = settings;
 const service = await startLocalService({
-  dataDir: process.env.DATA_DIR ?? '.data',
-  port: Number(process.env.PORT ?? 3000),
-  host: process.env.HOST,
-  keyFiles: { environment: process.env.ENVIRONMENT_KEY_FILE },
-  handlers,
+  dataDir: server.DATA_DIR,
+  port: server.PORT,
+  host: server.HOST,
+  adminKey: server.ADMIN_API_KEY,
+  keyFiles: { environment: server.ENVIRONMENT_KEY_FILE },
+  handlers: server.LOCAL_HANDLERS,
 });
 const demo = await ensureDemoData(service.dataDir, service.url, service.adminKey);
 const readyInMs = Date.now() - startedAt;
 
 const lines = [
-  `Workflow service listening on ${service.url} (ready in ${readyInMs} ms; data in ${process.env.DATA_DIR ?? '.data'}; process ${process.pid})`,
+  `Workflow service listening on ${service.url} (ready in ${readyInMs} ms; data in ${server.DATA_DIR}; process ${process.pid})`,
   ...(service.bundles
     ? [
         `Serving the Lambda bundles from dist/functions (LOCAL_HANDLERS=bundles): ${service.bundles.functions.size} functions, each in its own thread from its first call, with its template's environment`,
@@ -42,15 +45,15 @@ const lines = [
   `Demo workspace: ${demo.workspaceId}`,
   `Demo form (open it in a browser): ${demo.formUrl}`,
   `Console (sign in with the demo API key): ${service.url}/${consolePrefix}/`,
-  `Key of stored secrets: ${process.env.ENVIRONMENT_KEY_FILE} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
-  ...(readSwitches().ssoEnabled
+  `Key of stored secrets: ${optionalEnv('ENVIRONMENT_KEY_FILE')} (ENVIRONMENT_KEY_FILE keeps it outside the data dir)`,
+  ...(switchesSetting().ssoEnabled
     ? [
-        `Single sign-on: management and log routes also take ID tokens of ${process.env.OIDC_ISSUER} (Authorization: Bearer)`,
+        `Single sign-on: management and log routes also take ID tokens of ${settings.functions.OIDC_ISSUER} (Authorization: Bearer)`,
       ]
     : []),
-  process.env.SMTP_URL
+  settings.functions.SMTP_URL
     ? 'Notification e-mail goes through SMTP_URL'
-    : `Notification e-mail (no SMTP_URL) and unreachable chat messages are written to ${process.env.NOTIFICATION_OUTBOX_DIR}`,
+    : `Notification e-mail (no SMTP_URL) and unreachable chat messages are written to ${optionalEnv('NOTIFICATION_OUTBOX_DIR')}`,
   '',
   'Try:',
   `  curl ${service.url}/api/health`,

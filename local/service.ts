@@ -6,12 +6,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { readSwitches } from '../core/config/switches';
 import { forgetAdminKey } from '../functions/http/admin-key';
 import { idTokenVerifier } from '../functions/wiring/id-tokens';
 import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
-import { createGuardedHttpClient } from '../adapters/http/guarded-client';
+import { guardedHttpClient } from '../functions/wiring/outbound';
 import { LocalKeyWrapper } from '../adapters/kms/local-key-wrapper';
 import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
 import { startLocalScheduler } from './stack/scheduler';
@@ -20,6 +19,8 @@ import { type Artifacts, prepareArtifacts } from './bundles/artifacts';
 import { type BundleHost, startBundleHost } from './bundles/host';
 import type { HandlersMode } from './bundles/mode';
 import { loadLocalWorkers } from './workers';
+import { exportVariables, localServerSetting, reloadFunctionSettings } from './settings';
+import { switchesSetting } from '../functions/settings';
 import { type LocalServer, startLocalServer } from './server';
 
 export const repoRoot = moduleRoot;
@@ -69,12 +70,14 @@ async function adminKeyFor(dataDir: string, given: string | undefined): Promise<
 }
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
-  // Settings that cannot work are refused at start, not at a user's first request.
-  if (readSwitches().ssoEnabled) idTokenVerifier();
+  // Settings that cannot work are refused at start, not at a user's first request; tests change
+  // them between starts of one process.
+  reloadFunctionSettings();
+  if (switchesSetting().ssoEnabled) idTokenVerifier();
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
-  const adminKey = await adminKeyFor(dataDir, options.adminKey ?? process.env.ADMIN_API_KEY);
-  process.env.ADMIN_API_KEY = adminKey;
+  const adminKey = await adminKeyFor(dataDir, options.adminKey ?? localServerSetting('ADMIN_API_KEY'));
+  exportVariables({ ADMIN_API_KEY: adminKey });
   forgetAdminKey();
   const artifacts =
     options.handlers === 'bundles' ? (options.artifacts ?? (await prepareArtifacts())) : undefined;
@@ -96,7 +99,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     scheduleRegistry: scheduler.registry,
     keyFileWrapper: LocalKeyWrapper.fromFile,
     http: options.allowLoopbackOutbound
-      ? createGuardedHttpClient({ allowLoopback: true, maxRedirects: 5 })
+      ? guardedHttpClient({ allowLoopback: true, maxRedirects: 5 })
       : undefined,
   });
   await forgetEngineDeps();

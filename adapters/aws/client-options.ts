@@ -8,8 +8,9 @@
  */
 import type { AwsService } from '../metering';
 import { inProcessClients } from './in-process-endpoints';
+import { optionalEnv } from './require-env';
 
-export const region = () => process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+export const region = () => optionalEnv('AWS_REGION') ?? optionalEnv('AWS_DEFAULT_REGION') ?? 'us-east-1';
 
 /**
  * Local emulators accept any credentials; giving some avoids the SDK's slow credential chain. An

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decorated, leanForInProcess, localOptions, onResetClients, region } from './client-options';
+import { optionalEnv } from './require-env';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 onResetClients(() => {
@@ -8,7 +9,7 @@ onResetClients(() => {
 });
 
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
-  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
   // The document client shares its plain client's config and middleware: one lean call serves both.
   documentClient ??= leanForInProcess(
     DynamoDBDocumentClient.from(

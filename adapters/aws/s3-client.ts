@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { decorated, localOptions, onResetClients, region } from './client-options';
 import { loadS3Sdk } from './sdk-on-demand';
+import { optionalEnv } from './require-env';
 
 let s3: Promise<S3Client> | undefined;
 onResetClients(() => {
@@ -17,8 +18,8 @@ export function s3Client(): Promise<S3Client> {
     decorated(
       new S3Client({
         region: region(),
-        ...localOptions(process.env.S3_ENDPOINT),
-        forcePathStyle: Boolean(process.env.S3_ENDPOINT),
+        ...localOptions(optionalEnv('S3_ENDPOINT')),
+        forcePathStyle: Boolean(optionalEnv('S3_ENDPOINT')),
         // Local S3 emulators store aws-chunked framing verbatim unless checksums are only sent when required.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',

@@ -1,5 +1,6 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { decorated, localOptions, onResetClients, region } from './client-options';
+import { optionalEnv } from './require-env';
 
 let sfn: SFNClient | undefined;
 onResetClients(() => {
@@ -8,7 +9,7 @@ onResetClients(() => {
 
 export function sfnClient(): SFNClient {
   sfn ??= decorated(
-    new SFNClient({ region: region(), ...localOptions(process.env.SFN_ENDPOINT) }),
+    new SFNClient({ region: region(), ...localOptions(optionalEnv('SFN_ENDPOINT')) }),
     'StepFunctions',
   );
   return sfn;

@@ -9,6 +9,7 @@ import { stateMachines } from '../../catalog/resources';
 import type { FinalizeOutput, StateMachineStarter } from '../../core/runs/by-reference';
 import type { ExecutionRequest } from '../../core/runs/types';
 import { sfnClient } from './sfn-client';
+import { optionalEnv } from './require-env';
 
 export interface SfnExecutionStarterOptions {
   client: SFNClient;
@@ -23,8 +24,8 @@ export class SfnExecutionStarter implements StateMachineStarter {
   static fromEnv(): SfnExecutionStarter {
     return new SfnExecutionStarter({
       client: sfnClient(),
-      syncStateMachineArn: process.env[stateMachines.executionSync.envVar],
-      asyncStateMachineArn: process.env[stateMachines.executionAsync.envVar],
+      syncStateMachineArn: optionalEnv(stateMachines.executionSync.envVar),
+      asyncStateMachineArn: optionalEnv(stateMachines.executionAsync.envVar),
     });
   }
 

@@ -1,5 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { decorated, leanForInProcess, localOptions, onResetClients, region } from './client-options';
+import { optionalEnv } from './require-env';
 
 let sqs: SQSClient | undefined;
 onResetClients(() => {
@@ -7,11 +8,9 @@ onResetClients(() => {
 });
 
 export function sqsClient(): SQSClient {
+  const endpoint = optionalEnv('SQS_ENDPOINT');
   sqs ??= decorated(
-    leanForInProcess(
-      new SQSClient({ region: region(), ...localOptions(process.env.SQS_ENDPOINT) }),
-      process.env.SQS_ENDPOINT,
-    ),
+    leanForInProcess(new SQSClient({ region: region(), ...localOptions(endpoint) }), endpoint),
     'SQS',
   );
   return sqs;

@@ -125,13 +125,15 @@ export class DynamoExecutionLogStore extends DynamoTable implements ExecutionLog
     this.now = options.now ?? (() => new Date());
   }
 
-  /** The store on the shared document client, the table named by `EXECUTIONS_TABLE`, `LOG_RETENTION_DAYS`. */
-  static fromEnv(options: { blobStore?: JsonBlobStore } = {}): DynamoExecutionLogStore {
+  /** The store on the shared document client and the table named by `EXECUTIONS_TABLE`. */
+  static fromEnv(
+    options: { blobStore?: JsonBlobStore; retentionInDays?: number } = {},
+  ): DynamoExecutionLogStore {
     return new DynamoExecutionLogStore({
       client: dynamoDocumentClient(),
       tableName: requireEnv(EXECUTIONS_TABLE_ENV),
       blobStore: options.blobStore,
-      retentionInDays: logRetentionInDaysFromEnv(),
+      retentionInDays: options.retentionInDays,
     });
   }
 
@@ -307,14 +309,4 @@ function summaryOf(item: Item): LogSummary {
     models: (item.models as string[] | undefined) ?? [],
     files: (item.files as LogSummary['files'] | undefined) ?? null,
   };
-}
-
-/** `LOG_RETENTION_DAYS` (default 30): how long entries stay readable. */
-export function logRetentionInDaysFromEnv(): number {
-  const raw = process.env[logRetention.envVar];
-  if (raw === undefined || raw === '') return logRetention.defaultInDays;
-  const days = Number(raw);
-  if (!Number.isInteger(days) || days < 1)
-    throw new Error('LOG_RETENTION_DAYS must be a whole number of days, 1 or more');
-  return days;
 }

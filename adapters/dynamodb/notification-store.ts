@@ -29,7 +29,7 @@ import type {
   NotificationStore,
 } from '../../core/notifications/types';
 import { dynamoDocumentClient } from '../aws/dynamodb-client';
-import { requireEnv } from '../aws/require-env';
+import { optionalEnv, requireEnv } from '../aws/require-env';
 import {
   ENTITIES_TABLE_ENV,
   EXECUTIONS_TABLE_ENV,
@@ -76,7 +76,7 @@ export class DynamoNotificationStore implements NotificationStore {
     return new DynamoNotificationStore({
       client: dynamoDocumentClient(),
       entitiesTable: requireEnv(ENTITIES_TABLE_ENV),
-      executionsTable: process.env[EXECUTIONS_TABLE_ENV] || undefined,
+      executionsTable: optionalEnv(EXECUTIONS_TABLE_ENV),
       blobStore: options.blobStore,
     });
   }

@@ -25,8 +25,3 @@ export async function rfc822Of(message: EmailMessage, from: string): Promise<Buf
   });
   return info.message as Buffer;
 }
-
-/** `EMAIL_FROM`: the sender of notification e-mail (in AWS, an address or domain verified in SES). */
-export function emailFromEnv(): string {
-  return process.env.EMAIL_FROM ?? 'Workflow service <notifications@workflow-service.invalid>';
-}

@@ -25,7 +25,7 @@ import {
   portOf,
   refusalMessage,
 } from '../../core/net/address-policy';
-import { type OutboundAllowlist, outboundAllowlistFromEnv } from '../../core/net/allowlist';
+import { OutboundAllowlist } from '../../core/net/allowlist';
 import { OutboundRequestFailedError, OutboundRequestRefusedError } from '../../core/net/errors';
 import type { HttpClient, HttpRequest, HttpResponse, OpenHttpResponse } from '../../core/net/http';
 
@@ -41,7 +41,7 @@ export interface GuardedHttpClientOptions {
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Lets 127.0.0.0/8 and ::1 through. Tests only; production never sets it. */
   allowLoopback?: boolean;
-  /** Destinations let through although not public. Default: `OUTBOUND_ALLOWLIST` of the environment. */
+  /** Destinations let through although not public (the wiring passes `OUTBOUND_ALLOWLIST`). Default: none. */
   allowlist?: OutboundAllowlist;
   /** Redirects followed per request (default 0: a 3xx is returned as it is). */
   maxRedirects?: number;
@@ -58,6 +58,8 @@ export interface GuardedHttpClientOptions {
 const defaultTimeoutInMs = 30_000;
 const defaultMaxResponseBytes = 10 * 1024 * 1024;
 const defaultUserAgent = 'workflow-service';
+/** Without an allowlist (`OUTBOUND_ALLOWLIST`, given by the wiring), every private address is refused. */
+const noAllowlist = OutboundAllowlist.parse(undefined);
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 /** Meaningful for one connection only; never forwarded (RFC 9110 §7.6.1), plus what the client sets itself. */
@@ -251,7 +253,7 @@ async function* bodyOf(
 export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}): HttpClient {
   const policy: AddressPolicyOptions = {
     allowLoopback: options.allowLoopback === true,
-    allowlist: options.allowlist ?? outboundAllowlistFromEnv(),
+    allowlist: options.allowlist ?? noAllowlist,
   };
   const resolve = options.resolve ?? systemResolve;
   const maxRedirects = Math.max(0, Math.floor(options.maxRedirects ?? 0));

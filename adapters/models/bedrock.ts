@@ -24,6 +24,7 @@ import {
   rootMessage,
   tokenCounts,
 } from './shared';
+import { optionalEnv } from '../aws/require-env';
 
 export interface BedrockProviderOptions {
   /** The client for a region; default: a `BedrockRuntimeClient` with the default credential chain. */
@@ -34,7 +35,10 @@ export interface BedrockProviderOptions {
 }
 
 function regionOf(request: ModelRequest, options: BedrockProviderOptions): string {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {
+    AWS_REGION: optionalEnv('AWS_REGION'),
+    AWS_DEFAULT_REGION: optionalEnv('AWS_DEFAULT_REGION'),
+  };
   const region = request.region || options.region || env.AWS_REGION || env.AWS_DEFAULT_REGION;
   if (!region) {
     throw new ModelCallError(

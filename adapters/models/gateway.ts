@@ -40,7 +40,7 @@ export interface ModelGatewayOptions {
     /** Region when a request names none; default `AWS_REGION`, then `AWS_DEFAULT_REGION`. */
     region?: string;
   };
-  /** Environment read for Bedrock's region; default `process.env`. */
+  /** Environment read for Bedrock's region; default: this process's `AWS_REGION`, `AWS_DEFAULT_REGION`. */
   env?: Readonly<Record<string, string | undefined>>;
   /** Providers added to or replacing the built-in ones, by name. */
   providers?: Readonly<Record<string, ModelProvider>>;

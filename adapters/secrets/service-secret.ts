@@ -5,13 +5,14 @@
 import { readFile } from 'node:fs/promises';
 import type { SecretDefinition } from '../../catalog/resources';
 import { secretStringOf } from './secret-string';
+import { optionalEnv } from '../aws/require-env';
 
 const cache = new Map<string, Promise<Uint8Array>>();
 
 export function serviceSecret(definition: SecretDefinition): () => Promise<Uint8Array> {
   return () => {
-    const file = process.env[definition.local.envVar];
-    const arn = process.env[definition.envVar];
+    const file = optionalEnv(definition.local.envVar);
+    const arn = optionalEnv(definition.envVar);
     const id = file ? `file:${file}` : arn ? `arn:${arn}` : undefined;
     if (!id) {
       return Promise.reject(

@@ -11,7 +11,7 @@ import type {
   NotificationMessage,
   NotificationQueue,
 } from '../../core/notifications/types';
-import { requireEnv } from '../aws/require-env';
+import { optionalEnv, requireEnv } from '../aws/require-env';
 import { sqsClient } from '../aws/sqs-client';
 import { sendMessage } from './message-sender';
 
@@ -32,7 +32,7 @@ export class SqsNotificationQueue implements NotificationQueue {
   static fromEnv(): SqsNotificationQueue {
     return new SqsNotificationQueue({
       client: sqsClient(),
-      queueUrl: process.env[queues.notifications.envVar] || undefined,
+      queueUrl: optionalEnv(queues.notifications.envVar),
     });
   }
 

@@ -31,12 +31,12 @@ type Environment = Record<string, string | undefined>;
 const truthy = new Set(['1', 'true', 'yes', 'on']);
 
 /** The plain name wins over the `NEXT_PUBLIC_` one when both are set. */
-export function switchValue(name: SwitchName, env: Environment = process.env): boolean {
+export function switchValue(name: SwitchName, env: Environment): boolean {
   const raw = env[name] ?? env[`NEXT_PUBLIC_${name}`];
   return raw !== undefined && truthy.has(raw.trim().toLowerCase());
 }
 
-export function readSwitches(env: Environment = process.env): Switches {
+export function readSwitches(env: Environment): Switches {
   const accessControlEnabled = switchValue('ACCESS_CONTROL_ENABLED', env);
   return {
     organizationsEnabled: accessControlEnabled || switchValue('ORGANIZATIONS_ENABLED', env),

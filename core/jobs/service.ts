@@ -34,21 +34,17 @@ import {
 export const defaultJobRetentionInSeconds = 7 * 24 * 3600;
 
 /**
- * How long a job stays readable after it was accepted, from `JOB_RETENTION_DAYS` (unset: the
- * default): never longer than the run's log entry is kept, as that entry tells that the job has
+ * How long a job stays readable after it was accepted, from `JOB_RETENTION_DAYS` (a positive number of
+ * days, checked where settings are read; unset: the default): never longer than the run's log entry is kept, as that entry tells that the job has
  * settled.
  */
 export function jobRetentionInSecondsOf(
-  retentionInDays: string | undefined,
+  retentionInDays: number | undefined,
   logRetentionInDays: number,
 ): number {
   const logRetentionInSeconds = logRetentionInDays * 24 * 3600;
-  if (retentionInDays === undefined || retentionInDays === '')
-    return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);
-  const value = Number(retentionInDays);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error('JOB_RETENTION_DAYS must be a positive number of days');
-  return Math.min(Math.round(value * 24 * 3600), logRetentionInSeconds);
+  if (retentionInDays === undefined) return Math.min(defaultJobRetentionInSeconds, logRetentionInSeconds);
+  return Math.min(Math.round(retentionInDays * 24 * 3600), logRetentionInSeconds);
 }
 
 export function jobStatusPath(taskId: string): string {

@@ -133,8 +133,3 @@ export class OutboundAllowlist {
 function portMatches(entry: Entry, port: number): boolean {
   return entry.port === undefined || entry.port === port;
 }
-
-/** `OUTBOUND_ALLOWLIST` of the environment. */
-export function outboundAllowlistFromEnv(): OutboundAllowlist {
-  return OutboundAllowlist.parse(process.env.OUTBOUND_ALLOWLIST);
-}

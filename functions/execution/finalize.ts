@@ -1,3 +1,5 @@
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/tasks';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { ExecutionState } from '../../core/runs/types';

@@ -1,14 +1,16 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { secretStringOf } from '../../adapters/secrets/secret-string';
 import { UnauthorizedError } from '../../core/errors';
+import { optionalEnv } from '../../adapters/aws/require-env';
 
 let expected: Promise<string> | undefined;
 
 /** In AWS the key lives in Secrets Manager; locally `ADMIN_API_KEY` is set by the local server. */
 function expectedAdminKey(): Promise<string> {
   expected ??= (async () => {
-    if (process.env.ADMIN_API_KEY) return process.env.ADMIN_API_KEY;
-    const secretId = process.env.ADMIN_API_KEY_SECRET_ARN;
+    const localKey = optionalEnv('ADMIN_API_KEY');
+    if (localKey) return localKey;
+    const secretId = optionalEnv('ADMIN_API_KEY_SECRET_ARN');
     if (!secretId) throw new Error('Neither ADMIN_API_KEY nor ADMIN_API_KEY_SECRET_ARN is set');
     return secretStringOf(secretId);
   })();

@@ -4,7 +4,6 @@
  * (`publicRoute`) carry none of it; routes that take no ID token use ./authorize-api-key.ts.
  */
 import { acceptsIdToken, type RouteDefinition } from '../../catalog/route-definition';
-import { readSwitches } from '../../core/config/switches';
 import { UnauthorizedError } from '../../core/errors';
 import { bearerTokenOf, principalOfIdToken } from '../../core/identity/id-tokens';
 import type { Principal } from '../../core/identity/service';
@@ -12,6 +11,7 @@ import { identityDeps } from '../wiring/identity';
 import { idTokenVerifier } from '../wiring/id-tokens';
 import { type Authorizer, authenticateApiKey, authorizeBy } from './authorize-api-key';
 import { admitPrincipal, type RequestLimits } from './limits';
+import { switchesSetting } from '../settings';
 
 export type { Authorizer };
 
@@ -30,7 +30,7 @@ async function authenticate(
   limits: RequestLimits,
 ): Promise<Principal> {
   const idToken = bearerTokenOf(headers.authorization);
-  const takesIdToken = readSwitches().ssoEnabled && acceptsIdToken(route);
+  const takesIdToken = switchesSetting().ssoEnabled && acceptsIdToken(route);
   if (takesIdToken && idToken && !headers['x-api-key']) {
     const principal = await principalOfIdToken(identityDeps(), idTokenVerifier(), idToken);
     await admitPrincipal(route, principal, headers, limits);

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { MiddlewareObj } from '@middy/core';
+import { optionalEnv } from '../../adapters/aws/require-env';
 
 type LoggerOptions = ConstructorParameters<typeof Logger>[0];
 
@@ -40,7 +41,7 @@ class InvocationLogger extends Logger {
 class ChildLogger extends InvocationLogger {}
 
 const root = new InvocationLogger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workflow-service',
+  serviceName: optionalEnv('POWERTOOLS_SERVICE_NAME') ?? 'workflow-service',
 });
 const rootSettings = root as unknown as PrintSettings;
 const loggerMethods = Logger.prototype as unknown as Record<string, unknown>;

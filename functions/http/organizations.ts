@@ -1,8 +1,8 @@
 /** The check every organization route of the management API starts with: switch on, caller's role. */
-import { readSwitches } from '../../core/config/switches';
 import { requireOrganizationRole, requireOrganizationsEnabled } from '../../core/identity/organizations';
 import type { IdentityDeps, Principal } from '../../core/identity/service';
 import type { OrganizationMembership } from '../../core/identity/types';
+import { switchesSetting } from '../settings';
 
 /** The organization role a route's declared permission stands for. */
 export const roleOf = { organizationMember: 'member', organizationAdmin: 'admin' } as const;
@@ -13,6 +13,6 @@ export async function requireOrganizationCaller(
   input: { principal: Principal; permission: keyof typeof roleOf },
   organizationId: string,
 ): Promise<OrganizationMembership> {
-  requireOrganizationsEnabled(readSwitches());
+  requireOrganizationsEnabled(switchesSetting());
   return requireOrganizationRole(deps, input.principal, organizationId, roleOf[input.permission]);
 }

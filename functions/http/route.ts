@@ -3,6 +3,8 @@
  * parse and validate with the route's zod schemas, call the route's function, answer JSON, map
  * errors; every answer carries the X-RateLimit-* headers of the bucket the request drew from.
  */
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/routes';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';

@@ -8,6 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { edgeSecretEnvVar, edgeSecretHeader, viewerAddressHeader } from '../../catalog/site';
+import { optionalEnv } from '../../adapters/aws/require-env';
 
 function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
   for (const [key, value] of Object.entries(event.headers ?? {})) {
@@ -35,7 +36,7 @@ export function viewerAddressOf(header: string): string | undefined {
 
 export function sourceAddressOf(
   event: APIGatewayProxyEvent,
-  edgeSecret: string | undefined = process.env[edgeSecretEnvVar],
+  edgeSecret: string | undefined = optionalEnv(edgeSecretEnvVar),
 ): string {
   const direct = event.requestContext?.identity?.sourceIp || 'unknown';
   if (!edgeSecret) return direct;

@@ -8,6 +8,8 @@
  * function that buffers the whole answer into a proxy result (tests and tools that call handlers
  * directly). `handler.stream` is what the local server calls with a sink over its response.
  */
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/routes';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { acceptsIdToken, type RouteDefinition, type RouteIn, routeIn } from '../../catalog/route-definition';

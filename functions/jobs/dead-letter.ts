@@ -2,6 +2,8 @@
  * Consumer of the jobs dead-letter queue: a message lands there after its last failed delivery, so
  * its job never started; the job is failed with the reason instead of staying queued forever.
  */
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/workers';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { failDeadLetteredJob } from '../../core/jobs/service';

@@ -3,6 +3,8 @@
  * reached a Finalize that settles its job, so the job is failed here instead of staying
  * `processing`. A job that was settled or cancelled already is left as it is.
  */
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/workers';
 import middy from '@middy/core';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { failUnsettledJob } from '../../core/jobs/service';

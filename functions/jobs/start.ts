@@ -3,6 +3,8 @@
  * machine. The jobs a batch names are read in one call. Messages that fail are reported as partial
  * batch failures, so only they come back.
  */
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/workers';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handleJobMessages } from '../../core/jobs/worker';

@@ -1,4 +1,6 @@
 /** On a clock: alerts of the no-activity rules whose workflows have not run for their hours. */
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/workers';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { checkInactivity } from '../../core/notifications/service';

@@ -3,6 +3,8 @@
  * matches; a delivery gets one attempt. A delivery to try again stays on the queue, made visible
  * when its next attempt is due (reported as a batch item failure, so it is not deleted).
  */
+// First: the family's settings are read and checked before anything else loads (a wrong one fails the init).
+import '../settings/workers';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { attemptDelivery, dispatchEvent } from '../../core/notifications/service';

@@ -1,14 +1,14 @@
 import { type OpenApiDocuments, unpackOpenApiDocuments } from '../../catalog/openapi-packing';
 import { packedOpenApiDocuments } from '../../catalog/openapi-documents';
 import { serviceRoutes } from '../../catalog/service-routes';
-import { readSwitches } from '../../core/config/switches';
 import { ok } from '../http/responses';
 import { publicRoute } from '../http/route';
+import { switchesSetting } from '../settings';
 
 /** Unpacked by the first request: the documents were made from the route table at build time. */
 let documents: OpenApiDocuments | undefined;
 
 export const handler = publicRoute(serviceRoutes, 'getOpenApi', async () => {
   documents ??= unpackOpenApiDocuments(packedOpenApiDocuments);
-  return ok(readSwitches().ssoEnabled ? documents.singleSignOn : documents.standard);
+  return ok(switchesSetting().ssoEnabled ? documents.singleSignOn : documents.standard);
 });

@@ -12,13 +12,14 @@ import type { EnvironmentDeps } from '../../core/environment/service';
 import type { SecretCipher } from '../../core/environment/types';
 import { identityDeps } from './identity';
 import { overrides } from './overrides';
+import { optionalEnv } from '../../adapters/aws/require-env';
 
 /** One cipher per key, so its cache of unwrapped data keys lives as long as the process. */
 const ciphers = new Map<string, SecretCipher>();
 
 function resolveCipher(): SecretCipher {
-  const keyArn = process.env[keys.environment.envVar];
-  const keyFile = process.env[keys.environment.local.envVar];
+  const keyArn = optionalEnv(keys.environment.envVar);
+  const keyFile = optionalEnv(keys.environment.local.envVar);
   const id = keyArn ? `kms:${keyArn}` : keyFile ? `file:${keyFile}` : undefined;
   if (!id) {
     throw new Error(

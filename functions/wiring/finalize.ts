@@ -1,6 +1,5 @@
 /** Wiring of Finalize: the Finalize task, and the streamed runs that finalize in the execute route. */
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
-import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoLimitsStore } from '../../adapters/dynamodb/limits-store';
 import { DynamoRunSlotStore } from '../../adapters/dynamodb/run-slot-store';
@@ -13,6 +12,7 @@ import type { FinalizeDeps } from '../../core/runs/service';
 import { baseChargePerRunInUsd } from './limits';
 import { blobStore } from './storage';
 import { subscriptionCache } from './subscriptions';
+import { executionLogStore } from './execution-log';
 
 /** Kept by the process: its Finalize records at most one run duration per workflow a second. */
 const recordsDurationOf = durationSampler(1000);
@@ -20,7 +20,7 @@ const recordsDurationOf = durationSampler(1000);
 export function finalizeDeps(): FinalizeDeps {
   return {
     recordsDurationOf,
-    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    logs: executionLogStore(),
     usage: DynamoLimitsStore.fromEnv(),
     metrics: DynamoMetricsStore.fromEnv(),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),

@@ -4,6 +4,7 @@
  */
 import { JoseIdTokenVerifier } from '../../adapters/oidc/id-token-verifier';
 import type { IdTokenVerifier } from '../../core/identity/id-tokens';
+import { setting } from '../settings';
 
 let verifier: { key: string; verifier: IdTokenVerifier } | undefined;
 
@@ -11,7 +12,12 @@ let verifier: { key: string; verifier: IdTokenVerifier } | undefined;
  * The verifier of the provider named by OIDC_ISSUER and OIDC_AUDIENCE, one per process so that its
  * discovery document and keys are fetched once; made anew only when the settings change (tests).
  */
-export function idTokenVerifier(env: Record<string, string | undefined> = process.env): IdTokenVerifier {
+export function idTokenVerifier(
+  env: Record<string, string | undefined> = {
+    OIDC_ISSUER: setting('OIDC_ISSUER'),
+    OIDC_AUDIENCE: setting('OIDC_AUDIENCE'),
+  },
+): IdTokenVerifier {
   const issuer = env.OIDC_ISSUER?.trim();
   const audience = env.OIDC_AUDIENCE?.trim();
   if (!issuer || !audience) {

@@ -6,6 +6,7 @@ import { withLookupCache } from '../../core/identity/lookup-cache';
 import { withOwnerChanges } from '../../core/limits/owner-changes';
 import type { IdentityStore } from '../../core/identity/types';
 import { keptPerClient } from './per-client';
+import { setting } from '../settings';
 
 /**
  * How long a warm function keeps an API key's record, a workspace membership and a workflow
@@ -14,10 +15,7 @@ import { keptPerClient } from './per-client';
  * (core/identity/lookup-cache.ts, core/workflows/record-cache.ts).
  */
 export function lookupCacheTtlInMs(): number {
-  const value = Number(process.env.LOOKUP_CACHE_TTL_MS);
-  return process.env.LOOKUP_CACHE_TTL_MS !== undefined && Number.isFinite(value) && value >= 0
-    ? value
-    : 10_000;
+  return setting('LOOKUP_CACHE_TTL_MS');
 }
 
 /**

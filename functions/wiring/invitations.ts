@@ -5,10 +5,10 @@
 import { DynamoInvitationStore } from '../../adapters/dynamodb/invitation-store';
 import { serviceSecret } from '../../adapters/secrets/service-secret';
 import { secrets } from '../../catalog/resources';
-import { readSwitches } from '../../core/config/switches';
 import type { InvitationDeps } from '../../core/invitations/service';
 import { identityDeps } from './identity';
 import { invitationsDisabledFor } from './permissions';
+import { setting, switchesSetting } from '../settings';
 
 const tokenKey = serviceSecret(secrets.invitationToken);
 
@@ -19,8 +19,8 @@ export function invitationDeps(): InvitationDeps {
     // The inviter's permission group may turn invitations off (functions/wiring/permissions.ts).
     policy: { invitationsDisabledFor },
     tokenKey,
-    switches: readSwitches(),
-    publicBaseUrl: process.env.PUBLIC_BASE_URL,
+    switches: switchesSetting(),
+    publicBaseUrl: setting('PUBLIC_BASE_URL'),
     now: () => new Date(),
   };
 }

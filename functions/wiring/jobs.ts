@@ -3,10 +3,6 @@
  * turns schedule fires into runs (and so loads the cron evaluator), is in ./job-worker.ts.
  */
 import { filePresigner } from './file-urls';
-import {
-  DynamoExecutionLogStore,
-  logRetentionInDaysFromEnv,
-} from '../../adapters/dynamodb/execution-log-store';
 import { DynamoJobStore } from '../../adapters/dynamodb/job-store';
 import { DynamoJobWriter } from '../../adapters/dynamodb/job-writer';
 import { SqsJobQueue } from '../../adapters/sqs/job-queue';
@@ -24,6 +20,8 @@ import { executionStarter } from './execution';
 import { identityDeps } from './identity';
 import { runSlotStore } from './limits';
 import { blobStore } from './storage';
+import { setting } from '../settings';
+import { executionLogStore } from './execution-log';
 
 const now = () => new Date();
 
@@ -33,12 +31,12 @@ export function jobStore(): DynamoJobStore {
 
 /** `JOB_RETENTION_DAYS` (default 7), within `LOG_RETENTION_DAYS` (core/jobs/service.ts). */
 export function jobRetentionInSeconds(): number {
-  return jobRetentionInSecondsOf(process.env.JOB_RETENTION_DAYS, logRetentionInDaysFromEnv());
+  return jobRetentionInSecondsOf(setting('JOB_RETENTION_DAYS'), setting('LOG_RETENTION_DAYS'));
 }
 
 /** The ended run of a task id, from its log entry (one strongly consistent read). */
 export function settledRunReader(): SettledRunReader {
-  const logs = DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() });
+  const logs = executionLogStore();
   return async (taskId) => {
     const entry = await logs.getLogEntryByExecutionId(taskId);
     return entry && settledRunFrom(entry);

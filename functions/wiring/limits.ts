@@ -8,6 +8,7 @@ import { type LimitsBlock, type LimitsDeps, limitOwnerOf, limitsBlock } from '..
 import { onOwnerChanged } from '../../core/limits/owner-changes';
 import { giveBackExpired, TokenLeases } from '../../core/limits/token-leases';
 import type { RequestLimits } from '../http/limits';
+import { setting } from '../settings';
 
 let cached: { source: string; config: LimitsConfig } | undefined;
 
@@ -16,14 +17,13 @@ let cached: { source: string; config: LimitsConfig } | undefined;
  * request with a 500 (and a log line naming it) rather than letting anything through unlimited.
  */
 export function limitsConfig(): LimitsConfig {
-  const source = `${process.env.RATE_LIMITS_JSON ?? ''}\n${process.env.USAGE_LIMITS_JSON ?? ''}`;
+  const rateLimits = setting('RATE_LIMITS_JSON');
+  const usageLimits = setting('USAGE_LIMITS_JSON');
+  const source = `${rateLimits ?? ''}\n${usageLimits ?? ''}`;
   if (cached?.source !== source)
     cached = {
       source,
-      config: limitsConfigFrom({
-        RATE_LIMITS_JSON: process.env.RATE_LIMITS_JSON,
-        USAGE_LIMITS_JSON: process.env.USAGE_LIMITS_JSON,
-      }),
+      config: limitsConfigFrom({ RATE_LIMITS_JSON: rateLimits, USAGE_LIMITS_JSON: usageLimits }),
     };
   return cached.config;
 }
@@ -59,9 +59,7 @@ let leases: { value?: TokenLeases } | undefined;
  */
 function tokenLeases(): TokenLeases | undefined {
   if (!leases) {
-    const maxTokens = Number(process.env.RATE_LIMIT_LEASE_TOKENS ?? 16);
-    if (!(Number.isInteger(maxTokens) && maxTokens >= 0 && maxTokens <= 100))
-      throw new Error('RATE_LIMIT_LEASE_TOKENS must be a whole number from 0 to 100');
+    const maxTokens = setting('RATE_LIMIT_LEASE_TOKENS');
     leases = maxTokens > 0 ? { value: startLeases(maxTokens) } : {};
   }
   return leases.value;
@@ -76,11 +74,7 @@ function startLeases(maxTokens: number): TokenLeases {
 
 /** USD charged to every run on top of its model costs; `BASE_CHARGE_PER_RUN_USD`, default 0.001. */
 export function baseChargePerRunInUsd(): number {
-  const configured = Number(process.env.BASE_CHARGE_PER_RUN_USD ?? 0.001);
-  if (!Number.isFinite(configured) || configured < 0) {
-    throw new Error('BASE_CHARGE_PER_RUN_USD must be a number of USD, zero or more');
-  }
-  return configured;
+  return setting('BASE_CHARGE_PER_RUN_USD');
 }
 
 /** The limits block of the caller: the owner the request was admitted under (read again only if unknown). */

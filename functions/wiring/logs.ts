@@ -1,12 +1,12 @@
 /** Wiring of the log API: the log store, workflows (names, folders, deployments) and the cursor key. */
 import { filePresigner } from './file-urls';
-import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { serviceSecret } from '../../adapters/secrets/service-secret';
 import { secrets } from '../../catalog/resources';
 import type { LogDeps } from '../../core/logs/service';
 import { deploymentReader } from './deployments';
-import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
+import { setting } from '../settings';
+import { executionLogStore } from './execution-log';
 
 const cursorKey = serviceSecret(secrets.logCursor);
 
@@ -14,7 +14,7 @@ export function logDeps(): LogDeps {
   const deps = workflowDeps();
   return {
     identity: deps.identity,
-    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    logs: executionLogStore(),
     workflows: {
       getWorkflow: (id) => deps.workflows.getWorkflow(id),
       listWorkflows: (workspaceId) => deps.workflows.listWorkflows(workspaceId),
@@ -33,10 +33,5 @@ export function logDeps(): LogDeps {
  * with the SDK's retries), or a poller could move past an entry still being written.
  */
 export function logSettleInMs(): number {
-  const raw = process.env.LOG_SETTLE_MS;
-  if (raw === undefined || raw === '') return 5_000;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0)
-    throw new Error('LOG_SETTLE_MS must be a number of milliseconds, 0 or more');
-  return value;
+  return setting('LOG_SETTLE_MS');
 }

@@ -1,7 +1,5 @@
 /** Wiring of the notifications worker: deliveries through the guarded client, chat and e-mail. */
-import { DynamoExecutionLogStore } from '../../adapters/dynamodb/execution-log-store';
 import { DynamoNotificationStore } from '../../adapters/dynamodb/notification-store';
-import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { withChatOutbox } from '../../adapters/chat/outbox-chat-sender';
 import { createSlackChatSender } from '../../adapters/chat/slack-sender';
@@ -16,18 +14,22 @@ import { limitsDeps } from './limits';
 import { subscriptionCache } from './subscriptions';
 import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
+import { guardedHttpClient } from './outbound';
+import { setting } from '../settings';
+import { optionalEnv } from '../../adapters/aws/require-env';
+import { executionLogStore } from './execution-log';
 
 export function notificationWorkerDeps() {
   // Deliveries never follow redirects (a 3xx is final), and honour OUTBOUND_ALLOWLIST.
-  const http = createGuardedHttpClient({ maxRedirects: 0 });
+  const http = guardedHttpClient({ maxRedirects: 0 });
   return {
     notifications: matchingFromCache(
       DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
       subscriptionCache(),
     ),
-    logs: DynamoExecutionLogStore.fromEnv({ blobStore: blobStore() }),
+    logs: executionLogStore(),
     workflows: { getWorkflow: (id: string) => workflowDeps().workflows.getWorkflow(id) },
-    publicBaseUrl: process.env.PUBLIC_BASE_URL,
+    publicBaseUrl: setting('PUBLIC_BASE_URL'),
     limitsOf: async (userId: string) => {
       const user = await identityDeps().store.getUser(userId);
       if (!user) return undefined;
@@ -45,7 +47,7 @@ export function notificationWorkerDeps() {
 
 /** Slack through the guard; locally, messages whose endpoint cannot be reached go to the outbox. */
 function chatSender(http: HttpClient): ChatSender {
-  const slack = createSlackChatSender({ http, slackApiUrl: process.env.SLACK_API_URL });
-  const outbox = process.env.NOTIFICATION_OUTBOX_DIR;
+  const slack = createSlackChatSender({ http, slackApiUrl: setting('SLACK_API_URL') });
+  const outbox = optionalEnv('NOTIFICATION_OUTBOX_DIR');
   return outbox ? withChatOutbox(slack, outbox) : slack;
 }

@@ -11,6 +11,7 @@ import { identityDeps } from './identity';
 import { blobStore } from './storage';
 import { forgettingSubscriptionWrites } from '../../core/notifications/subscription-cache';
 import { subscriptionCache } from './subscriptions';
+import { setting } from '../settings';
 
 export function notificationDeps(): NotificationDeps {
   return {
@@ -31,7 +32,7 @@ export function inactivityDeps(): InactivityDeps {
   return {
     notifications: DynamoNotificationStore.fromEnv({ blobStore: blobStore() }),
     queue: SqsNotificationQueue.fromEnv(),
-    publicBaseUrl: process.env.PUBLIC_BASE_URL,
+    publicBaseUrl: setting('PUBLIC_BASE_URL'),
     workflows: {
       getWorkflow: (id) => workflows.getWorkflow(id),
       listWorkflows: (workspaceId) => workflows.listWorkflows(workspaceId),

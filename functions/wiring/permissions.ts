@@ -1,7 +1,6 @@
 /** Wiring of permission groups: the store, organization roles from the identity store, the switch. */
 import { DynamoIdentityStore } from '../../adapters/dynamodb/identity-store';
 import { DynamoPermissionGroupStore } from '../../adapters/dynamodb/permission-group-store';
-import { readSwitches } from '../../core/config/switches';
 import type { WorkflowGraph } from '../../core/engine/types';
 import type { User } from '../../core/identity/types';
 import { graphViolations, type Violation } from '../../core/permissions/check';
@@ -11,13 +10,14 @@ import {
   type PermissionGroupDeps,
 } from '../../core/permissions/service';
 import type { AccessPolicy } from '../../core/permissions/types';
+import { switchesSetting } from '../settings';
 
 /** The switch is read on each call, so an operator's change applies from the next request. */
 export function permissionGroupDeps(): PermissionGroupDeps {
   return {
     groups: DynamoPermissionGroupStore.fromEnv(),
     identity: DynamoIdentityStore.fromEnv(),
-    accessControlEnabled: readSwitches().accessControlEnabled,
+    accessControlEnabled: switchesSetting().accessControlEnabled,
     now: () => new Date(),
   };
 }
@@ -49,7 +49,7 @@ export async function invitationsDisabledFor(
   userId: string,
   organizationId: string | undefined,
 ): Promise<boolean> {
-  const { invitationsDisabled } = readSwitches();
+  const { invitationsDisabled } = switchesSetting();
   if (organizationId === undefined) return invitationsDisabled;
   return invitationsDisabledByPolicy(
     { ...permissionGroupDeps(), invitationsDisabled },

@@ -10,11 +10,12 @@ import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import { buckets } from '../../catalog/resources';
 import type { FireDeps, ScheduleDeps } from '../../core/schedules/service';
 import type { ScheduleRegistry } from '../../core/schedules/types';
-import { readSwitches } from '../../core/config/switches';
 import { identityDeps } from './identity';
 import { accessPolicyOf } from './permissions';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
+import { switchesSetting } from '../settings';
+import { optionalEnv } from '../../adapters/aws/require-env';
 
 const now = () => new Date();
 
@@ -39,7 +40,7 @@ export function scheduleRegistry(): ScheduleRegistry {
  * bucket, only such workflows fail to load, with an error that says so.
  */
 function workflowStore(): DynamoWorkflowStore {
-  const bucketed = Boolean(process.env[buckets.files.envVar]);
+  const bucketed = Boolean(optionalEnv(buckets.files.envVar));
   return DynamoWorkflowStore.fromEnv({ blobStore: bucketed ? blobStore() : undefined });
 }
 
@@ -68,7 +69,7 @@ export function scheduleFireDeps(): FireDeps {
       admitFire({ ...runAdmissionDeps(), identity: identityDeps().store }, userId, run),
     policyOf: async (userId) => {
       // With access control off a fire costs no read; else the schedule's user's organization is needed.
-      if (!readSwitches().accessControlEnabled) return undefined;
+      if (!switchesSetting().accessControlEnabled) return undefined;
       const user = await identityDeps().store.getUser(userId);
       return user && accessPolicyOf(user);
     },

@@ -4,7 +4,6 @@ import { fileAccess } from '../../core/files/block-access';
 import { fileDeps } from './files';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { fetchThrough } from '../../adapters/http/fetch';
-import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
 import { modelBaseUrlsFrom } from '../../adapters/models/endpoints';
 import { createModelGateway } from '../../adapters/models/gateway';
 import { createSandboxPool, type SandboxPool } from '../../adapters/sandbox/pool';
@@ -14,7 +13,6 @@ import {
   defaultFunctionMaxTimeoutInMs,
   defaultFunctionMemoryLimitInBytes,
 } from '../../core/engine/blocks/function';
-import { defaultStepBudgetInMs } from '../../catalog/function-defaults';
 import { loadEnvironment } from '../../core/environment/service';
 import type { StepDeps } from '../../core/runs/service';
 import { pricingTableFrom } from '../../core/models/pricing';
@@ -25,25 +23,24 @@ import { syncBudgetInMs } from './sync-budget';
 import { overrides } from './overrides';
 import { blobStore } from './storage';
 import { workflowDeps } from './workflows';
+import { optionalEnv } from '../../adapters/aws/require-env';
+import { setting } from '../settings';
+import { guardedHttpClient } from './outbound';
 
-/** A step hands back to the state machine well before the Lambda's own time-out. */
-export const stepBudgetInMs = Number(process.env.STEP_BUDGET_MS ?? defaultStepBudgetInMs);
-
-/** A positive whole number from the environment, else undefined (the engine's default applies). */
-function positiveIntegerFromEnv(name: string): number | undefined {
-  const value = Number(process.env[name]);
-  return Number.isInteger(value) && value > 0 ? value : undefined;
+/** A step hands back to the state machine well before the Lambda's own time-out (`STEP_BUDGET_MS`). */
+export function stepBudgetInMs(): number {
+  return setting('STEP_BUDGET_MS');
 }
 
 /** Settings of runs that a deployment may change through its environment (docs/operating.md). */
 function engineSettings(): Pick<EngineDeps, 'functionMaxTimeoutInMs' | 'limits'> {
-  const ceiling = positiveIntegerFromEnv('FUNCTION_MAX_TIMEOUT_MS') ?? defaultFunctionMaxTimeoutInMs;
+  const ceiling = setting('FUNCTION_MAX_TIMEOUT_MS') ?? defaultFunctionMaxTimeoutInMs;
   return {
     // A function may not outlast the step that runs it.
-    functionMaxTimeoutInMs: Math.min(ceiling, stepBudgetInMs),
+    functionMaxTimeoutInMs: Math.min(ceiling, stepBudgetInMs()),
     limits: {
-      maxBlockOutputBytes: positiveIntegerFromEnv('MAX_BLOCK_OUTPUT_BYTES'),
-      maxRunOutputBytes: positiveIntegerFromEnv('MAX_RUN_OUTPUT_BYTES'),
+      maxBlockOutputBytes: setting('MAX_BLOCK_OUTPUT_BYTES'),
+      maxRunOutputBytes: setting('MAX_RUN_OUTPUT_BYTES'),
     },
   };
 }
@@ -58,13 +55,13 @@ let sandbox: SandboxPool | undefined;
 function engineDeps(): EngineDeps {
   if (engine) return engine;
   // Production always uses the strict guard; only the local test service may override it.
-  const http: HttpClient = overrides.http ?? createGuardedHttpClient({ maxRedirects: 5 });
+  const http: HttpClient = overrides.http ?? guardedHttpClient({ maxRedirects: 5 });
   sandbox = createSandboxPool({
-    size: positiveIntegerFromEnv('SANDBOX_WORKERS'),
+    size: setting('SANDBOX_WORKERS'),
     // A Lambda invocation serves one run, of one workspace: there is no one to share its pool with.
     maxBusyPerWorkspace:
-      positiveIntegerFromEnv('SANDBOX_WORKERS_PER_WORKSPACE') ??
-      (process.env.AWS_LAMBDA_FUNCTION_NAME ? Number.MAX_SAFE_INTEGER : undefined),
+      setting('SANDBOX_WORKERS_PER_WORKSPACE') ??
+      (optionalEnv('AWS_LAMBDA_FUNCTION_NAME') ? Number.MAX_SAFE_INTEGER : undefined),
     // A run's memory limit, plus room for the runtime and the next run's prepared sandbox.
     heapLimitInBytes: defaultFunctionMemoryLimitInBytes + 32 * 1024 * 1024,
   });
@@ -77,9 +74,12 @@ function engineDeps(): EngineDeps {
       overrides.models ??
       createModelGateway({
         fetch: fetchThrough(http, modelFetchLimits),
-        baseUrls: modelBaseUrlsFrom(process.env),
+        baseUrls: modelBaseUrlsFrom({
+          OPENAI_BASE_URL: setting('OPENAI_BASE_URL'),
+          ANTHROPIC_BASE_URL: setting('ANTHROPIC_BASE_URL'),
+        }),
       }),
-    pricing: pricingTableFrom(process.env.MODEL_PRICES_JSON),
+    pricing: pricingTableFrom(setting('MODEL_PRICES_JSON')),
     files: fileAccess({ ...fileDeps(), http }, createDocumentReader()),
     workflows: deployedWorkflowLoader({
       getWorkflow: (id) => workflowDeps().workflows.getWorkflow(id),
@@ -94,7 +94,7 @@ export function stepDeps(): StepDeps {
     deployments: deploymentReader(),
     checkpoints: DynamoCheckpointStore.fromEnv({ blobStore: blobStore() }),
     engine: engineDeps(),
-    budgetInMs: stepBudgetInMs,
+    budgetInMs: stepBudgetInMs(),
     syncBudgetInMs: syncBudgetInMs(),
     drafts: { getWorkflow: (id) => workflowDeps().workflows.getWorkflow(id) },
     environmentOf: (workspaceId) => loadEnvironment(environmentDeps(), workspaceId),

@@ -3,11 +3,7 @@
  * REST integration at 29 s, and Finalize and the answer need the rest. Apart from ./execution.ts,
  * so that the Step function, which reads it, does not load the Step Functions client at init.
  */
+import { setting } from '../settings';
 export function syncBudgetInMs(): number {
-  return positiveNumberFromEnv('SYNC_BUDGET_MS') ?? 27_000;
-}
-
-function positiveNumberFromEnv(name: string): number | undefined {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : undefined;
+  return setting('SYNC_BUDGET_MS');
 }

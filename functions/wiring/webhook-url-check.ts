@@ -3,8 +3,8 @@
  * delivers through (./notification-worker.ts), with OUTBOUND_ALLOWLIST as it is now. Only the
  * routes that save subscriptions import it, so the others' bundles carry no guard.
  */
-import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
+import { guardedHttpClient } from './outbound';
 
 export function webhookUrlRefusal(url: string): string | undefined {
-  return createGuardedHttpClient({ maxRedirects: 0 }).refusalOf?.(url);
+  return guardedHttpClient({ maxRedirects: 0 }).refusalOf?.(url);
 }

@@ -5,6 +5,7 @@ import type { WebhookDeps } from '../../core/webhooks/service';
 import { environmentCipher } from './environment';
 import { identityDeps } from './identity';
 import { workflowDeps } from './workflows';
+import { setting } from '../settings';
 
 export function webhookDeps(): WebhookDeps {
   return {
@@ -26,8 +27,11 @@ export function workflowWebhookDeps(): Pick<WebhookDeps, 'webhooks'> {
  * else the host the request came to, with API Gateway's stage when it is in the path. The first
  * X-Forwarded-Proto wins, as it names what the caller used before any proxy.
  */
-export function publicBaseUrl(event: APIGatewayProxyEvent, headers: Record<string, string>): string {
-  const configured = process.env.PUBLIC_BASE_URL;
+export function publicBaseUrl(
+  event: APIGatewayProxyEvent,
+  headers: Record<string, string>,
+  configured = setting('PUBLIC_BASE_URL'),
+): string {
   if (configured) return configured.replace(/\/+$/, '');
   const host = headers.host ?? 'localhost';
   const local = /^(localhost|127\.|\[::1\])/.test(host);

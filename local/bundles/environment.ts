@@ -12,6 +12,8 @@
  *
  * Nothing else of this process's environment reaches the function.
  */
+import { functionSettings } from '../../catalog/settings';
+import { switchNames } from '../../core/config/switches';
 import { LOCAL_REGION } from '../stack/constants';
 
 export class TemplateEnvironmentError extends Error {
@@ -24,44 +26,13 @@ export class TemplateEnvironmentError extends Error {
 
 /**
  * Settings of the service that an operator sets on a deployment's functions (docs/operating.md):
- * passed on when `npm start`'s own environment has them. The CDK app sets none of them.
+ * passed on when `npm start`'s own environment has them. The CDK app sets none of them. The same
+ * definitions the functions read them with (catalog/settings.ts), and the switches under both names.
  */
-export const operatorSettings = [
-  'BASE_CHARGE_PER_RUN_USD',
-  'MODEL_PRICES_JSON',
-  'OPENAI_BASE_URL',
-  'ANTHROPIC_BASE_URL',
-  'LOOKUP_CACHE_TTL_MS',
-  'STEP_BUDGET_MS',
-  'SYNC_BUDGET_MS',
-  'STREAM_BUDGET_MS',
-  'JOB_RETENTION_DAYS',
-  'LOG_RETENTION_DAYS',
-  'LOG_SETTLE_MS',
-  'FILE_URL_EXPIRY_SECONDS',
-  'OUTBOUND_ALLOWLIST',
-  'PUBLIC_BASE_URL',
-  'EMAIL_FROM',
-  'SMTP_URL',
-  'SLACK_API_URL',
-  'FUNCTION_MAX_TIMEOUT_MS',
-  'MAX_BLOCK_OUTPUT_BYTES',
-  'MAX_RUN_OUTPUT_BYTES',
-  'SANDBOX_WORKERS',
-  'RATE_LIMITS_JSON',
-  'RATE_LIMIT_LEASE_TOKENS',
-  'USAGE_LIMITS_JSON',
-  'OIDC_ISSUER',
-  'OIDC_AUDIENCE',
-  'POWERTOOLS_LOG_LEVEL',
-  ...[
-    'ORGANIZATIONS_ENABLED',
-    'ACCESS_CONTROL_ENABLED',
-    'SSO_ENABLED',
-    'CREDENTIAL_SETS_ENABLED',
-    'DISABLE_INVITATIONS',
-  ].flatMap((name) => [name, `NEXT_PUBLIC_${name}`]),
-] as const;
+export const operatorSettings: readonly string[] = [
+  ...Object.keys(functionSettings),
+  ...switchNames.flatMap((name) => [name, `NEXT_PUBLIC_${name}`]),
+];
 
 export interface FunctionEnvironmentInput {
   functionId: string;
@@ -71,7 +42,7 @@ export interface FunctionEnvironmentInput {
   localValues: Record<string, string>;
   /** What the runtime and the local endpoints add (region, credentials, endpoints ...). */
   runtime: Record<string, string>;
-  /** The operator's settings, read from (normally) process.env. */
+  /** The operator's settings, from (normally) the local server's environment. */
   settings: Record<string, string | undefined>;
 }
 
@@ -103,6 +74,8 @@ export function lambdaRuntimeVariables(options: {
   taskRoot: string;
   memoryInMb: number;
   credentials: { accessKeyId: string; secretAccessKey: string };
+  /** The local server's `PATH`. */
+  path: string | undefined;
 }): Record<string, string> {
   return {
     AWS_REGION: LOCAL_REGION,
@@ -120,6 +93,6 @@ export function lambdaRuntimeVariables(options: {
     _HANDLER: 'index.handler',
     TZ: ':UTC',
     LANG: 'en_US.UTF-8',
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    PATH: options.path ?? '/usr/local/bin:/usr/bin:/bin',
   };
 }

@@ -25,6 +25,7 @@ import { createSecretsManagerApi } from '../stack/secrets-manager-api';
 import { createSesApi } from '../stack/ses-api';
 import { createSfnApi } from '../stack/sfn-api';
 import { functionEnvironment, lambdaRuntimeVariables } from './environment';
+import { processVariables } from '../settings';
 import { BundleFunction } from './function-host';
 import { streamParser } from './response-stream';
 
@@ -43,7 +44,7 @@ export interface BundleHostOptions {
   wakeScheduler(): void;
   /** Tests only: outbound requests may reach loopback (`OUTBOUND_ALLOWLIST` of every function). */
   allowLoopbackOutbound?: boolean;
-  /** The operator's settings passed on to the functions (default process.env). */
+  /** The operator's settings passed on to the functions (default: the local server's environment). */
   settings?: Record<string, string | undefined>;
 }
 
@@ -111,6 +112,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
     ...(options.allowLoopbackOutbound ? { OUTBOUND_ALLOWLIST: '127.0.0.0/8, [::1], localhost' } : {}),
   };
 
+  const variables = processVariables();
   const functions = new Map<string, BundleFunction>();
   for (const [id, artifact] of Object.entries(options.manifest.functions)) {
     const taskRoot = join(options.artifactsDir, id);
@@ -123,6 +125,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
           accessKeyId: stack.env.AWS_ACCESS_KEY_ID,
           secretAccessKey: stack.env.AWS_SECRET_ACCESS_KEY,
         },
+        path: variables.PATH,
       }),
       ...endpoints,
     };
@@ -131,7 +134,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
       template: artifact.environment,
       localValues,
       runtime,
-      settings: options.settings ?? process.env,
+      settings: options.settings ?? variables,
     });
     functions.set(
       id,

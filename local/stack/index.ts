@@ -30,6 +30,7 @@ import { ensureQueues, ensureTables } from './catalogue-resources';
 import { type EmulatorThread, startEmulatorThread } from './emulator-thread';
 import type { RunningService } from './http-server';
 import { ensureBuckets, LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY, startS3 } from './s3';
+import { exportVariables } from '../settings';
 
 // Every SDK client the service makes beside the local stack is metered, for the cost model (bench/cost/).
 installClientDecorator(withMetering);
@@ -173,8 +174,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-/** Puts the stack's variables into process.env and drops the cached SDK clients so they pick them up. */
+/** Puts the stack's variables into this process's environment and drops the cached SDK clients so they pick them up. */
 export function applyEnv(env: Record<string, string>): void {
-  Object.assign(process.env, env);
+  exportVariables(env);
   resetClients();
 }

@@ -1,5 +1,6 @@
 /** Organizations made through the admin API for the tests of the local service. */
 import type { ApiClient, Tenant } from '../../support/api-client';
+import { changeSettings } from './settings';
 
 /** An organization owned by `owner` with the given members; answers its id. */
 export async function anOrganization(
@@ -82,5 +83,5 @@ export async function groupOf(
 
 /** Sets ACCESS_CONTROL_ENABLED for the requests that follow (the service reads it per request). */
 export function setAccessControl(enabled: boolean): void {
-  process.env.ACCESS_CONTROL_ENABLED = enabled ? 'true' : 'false';
+  changeSettings({ ACCESS_CONTROL_ENABLED: enabled ? 'true' : 'false' });
 }

@@ -5,18 +5,19 @@ import { anOrganization } from '../../support/organizations';
 import { decodeQuotedPrintable, filesIn } from '../../support/outbox';
 import { useLocalService } from '../../support/service';
 import { until } from '../../support/wait';
+import { changeSettings } from '../../support/settings';
 
 const service = useLocalService();
 
 beforeAll(() => {
-  process.env.ORGANIZATIONS_ENABLED = 'true';
+  changeSettings({ ORGANIZATIONS_ENABLED: 'true' });
 });
 
 afterEach(() => {
-  process.env.ORGANIZATIONS_ENABLED = 'true';
-  delete process.env.DISABLE_INVITATIONS;
-  delete process.env.NEXT_PUBLIC_DISABLE_INVITATIONS;
-  delete process.env.ACCESS_CONTROL_ENABLED;
+  changeSettings({ ORGANIZATIONS_ENABLED: 'true' });
+  changeSettings({ DISABLE_INVITATIONS: undefined });
+  changeSettings({ NEXT_PUBLIC_DISABLE_INVITATIONS: undefined });
+  changeSettings({ ACCESS_CONTROL_ENABLED: undefined });
 });
 
 const outbox = () => join(service.get().service.dataDir, 'outbox', 'email');
@@ -159,7 +160,7 @@ describe('invitations', () => {
     const { token } = await invitedBy(() =>
       owner.call('POST', `/api/workspaces/${owner.workspaceId}/invitations`, { email: grace.email }),
     );
-    process.env.NEXT_PUBLIC_DISABLE_INVITATIONS = 'true';
+    changeSettings({ NEXT_PUBLIC_DISABLE_INVITATIONS: 'true' });
 
     // Act
     const invite = await owner.call('POST', `/api/workspaces/${owner.workspaceId}/invitations`, {
@@ -181,7 +182,7 @@ describe('invitations', () => {
     const client = service.get();
     const [owner, admin] = await Promise.all([client.newTenant('owner'), client.newTenant('admin')]);
     const organizationId = await anOrganization(client, owner, [[admin, 'admin']]);
-    process.env.ACCESS_CONTROL_ENABLED = 'true';
+    changeSettings({ ACCESS_CONTROL_ENABLED: 'true' });
     const groups = `/api/organizations/${organizationId}/permission-groups`;
     const group = await owner.call('POST', groups, { name: 'No invitations', disableInvitations: true });
     await owner.call('POST', `${groups}/${group.body.data.id}/members`, { userId: admin.userId });
@@ -193,7 +194,7 @@ describe('invitations', () => {
     const byOwner = await owner.call('POST', `/api/organizations/${organizationId}/invitations`, {
       email: 'other@example.com',
     });
-    process.env.ACCESS_CONTROL_ENABLED = 'false';
+    changeSettings({ ACCESS_CONTROL_ENABLED: 'false' });
     const switchedOff = await invite();
 
     // Assess
@@ -206,7 +207,7 @@ describe('invitations', () => {
   it('are refused without ORGANIZATIONS_ENABLED', async () => {
     // Prepare
     const owner = await service.get().newTenant('owner');
-    delete process.env.ORGANIZATIONS_ENABLED;
+    changeSettings({ ORGANIZATIONS_ENABLED: undefined });
 
     // Act
     const invite = await owner.call('POST', `/api/workspaces/${owner.workspaceId}/invitations`, {

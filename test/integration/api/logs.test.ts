@@ -10,6 +10,7 @@ import { logPositionOf } from '../../../core/logs/position';
 import { type ExecutionLogEntry, logIdFor } from '../../../core/runs/log';
 import type { Trigger } from '../../../core/triggers';
 import { deployedWorkflow, type Tenant, threeBlockGraph, useLocalService } from '../../support/service';
+import { changeSettings } from '../../support/settings';
 
 // Entries are readable by an ascending query as soon as they are written (the polling test sets
 // its own); the `api` bucket is out of reach except where a test looks at its headers.
@@ -398,12 +399,12 @@ describe('GET /api/v1/logs cursors', () => {
       anEntry(tenant, { workflowId, loggedAt: new Date(Date.now() - 120_000).toISOString() }),
       anEntry(tenant, { workflowId }),
     ]);
-    process.env.LOG_SETTLE_MS = '60000';
+    changeSettings({ LOG_SETTLE_MS: '60000' });
 
     // Act
     const asc = await tenant.call('GET', query({ workspaceId: tenant.workspaceId, order: 'asc' }));
     const desc = await tenant.call('GET', query({ workspaceId: tenant.workspaceId, order: 'desc' }));
-    process.env.LOG_SETTLE_MS = '0';
+    changeSettings({ LOG_SETTLE_MS: '0' });
 
     // Assess
     expect(asc.body.data.map((item: { id: string }) => item.id)).toEqual([old?.id]);

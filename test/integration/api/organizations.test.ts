@@ -1,15 +1,16 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { anOrganization } from '../../support/organizations';
 import { type Tenant, type TestService, useLocalService } from '../../support/service';
+import { changeSettings } from '../../support/settings';
 
 const service = useLocalService();
 
 beforeAll(() => {
-  process.env.ORGANIZATIONS_ENABLED = 'true';
+  changeSettings({ ORGANIZATIONS_ENABLED: 'true' });
 });
 
 afterEach(() => {
-  process.env.ORGANIZATIONS_ENABLED = 'true';
+  changeSettings({ ORGANIZATIONS_ENABLED: 'true' });
 });
 
 interface Team {
@@ -310,7 +311,7 @@ describe('ORGANIZATIONS_ENABLED', () => {
     // Prepare
     const client = service.get();
     const team = await aTeam(client);
-    delete process.env.ORGANIZATIONS_ENABLED;
+    changeSettings({ ORGANIZATIONS_ENABLED: undefined });
 
     // Act
     const read = await team.member.call('GET', `/api/organizations/${team.organizationId}`);
@@ -334,12 +335,12 @@ describe('ORGANIZATIONS_ENABLED', () => {
   it('is also read as NEXT_PUBLIC_ORGANIZATIONS_ENABLED', async () => {
     // Prepare
     const team = await aTeam(service.get());
-    delete process.env.ORGANIZATIONS_ENABLED;
-    process.env.NEXT_PUBLIC_ORGANIZATIONS_ENABLED = 'true';
+    changeSettings({ ORGANIZATIONS_ENABLED: undefined });
+    changeSettings({ NEXT_PUBLIC_ORGANIZATIONS_ENABLED: 'true' });
 
     // Act
     const read = await team.member.call('GET', `/api/organizations/${team.organizationId}`);
-    delete process.env.NEXT_PUBLIC_ORGANIZATIONS_ENABLED;
+    changeSettings({ NEXT_PUBLIC_ORGANIZATIONS_ENABLED: undefined });
 
     // Assess
     expect(read.status).toBe(200);

@@ -3,6 +3,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { invitationsDisabledFor } from '../../../functions/wiring/permissions';
 import { groupOf, type Organization, organizationOf, setAccessControl } from '../../support/organizations';
 import { useLocalService } from '../../support/service';
+import { changeSettings } from '../../support/settings';
 
 const service = useLocalService();
 
@@ -177,9 +178,9 @@ describe('invitationsDisabledFor', () => {
     const admin = await invitationsDisabledFor(org.admin.userId, org.id);
     setAccessControl(false);
     const memberWithAccessControlOff = await invitationsDisabledFor(org.member.userId, org.id);
-    process.env.DISABLE_INVITATIONS = 'true';
+    changeSettings({ DISABLE_INVITATIONS: 'true' });
     const adminWithInvitationsOff = await invitationsDisabledFor(org.admin.userId, org.id);
-    delete process.env.DISABLE_INVITATIONS;
+    changeSettings({ DISABLE_INVITATIONS: undefined });
 
     // Assess
     expect(member).toBe(true);

@@ -17,18 +17,19 @@ import {
   type TestService,
   useLocalService,
 } from '../../support/service';
+import { changeSettings } from '../../support/settings';
 
 const service = useLocalService();
 
 beforeAll(() => {
   // Organization routes, invitations and permission groups are switched off by default.
-  process.env.ORGANIZATIONS_ENABLED = 'true';
-  process.env.ACCESS_CONTROL_ENABLED = 'true';
+  changeSettings({ ORGANIZATIONS_ENABLED: 'true' });
+  changeSettings({ ACCESS_CONTROL_ENABLED: 'true' });
 });
 
 afterAll(() => {
-  delete process.env.ORGANIZATIONS_ENABLED;
-  delete process.env.ACCESS_CONTROL_ENABLED;
+  changeSettings({ ORGANIZATIONS_ENABLED: undefined });
+  changeSettings({ ACCESS_CONTROL_ENABLED: undefined });
 });
 
 const allRoutes = routes as readonly RouteDefinition[];

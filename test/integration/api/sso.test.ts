@@ -8,6 +8,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type TestOidcProvider } from '../../support/oidc-provider';
 import { deployedWorkflow, request, type Tenant, useLocalService } from '../../support/service';
+import { changeSettings } from '../../support/settings';
 
 // One token every 10 s: a bucket drawn from stays drawn from for the length of a test.
 const slow = { requestsPerMinute: 6, maxBurst: 50 };
@@ -21,9 +22,9 @@ let provider: TestOidcProvider;
 // Registered before the service's own hook: the settings are checked when it starts.
 beforeAll(async () => {
   provider = await startOidcProvider();
-  process.env.SSO_ENABLED = 'true';
-  process.env.OIDC_ISSUER = provider.issuer;
-  process.env.OIDC_AUDIENCE = provider.clientId;
+  changeSettings({ SSO_ENABLED: 'true' });
+  changeSettings({ OIDC_ISSUER: provider.issuer });
+  changeSettings({ OIDC_AUDIENCE: provider.clientId });
 });
 
 const service = useLocalService();
@@ -37,11 +38,11 @@ const withToken = <T = any>(token: string, method: string, path: string, body?: 
 
 /** Runs `act` with SSO_ENABLED off, then turns it back on. */
 async function withSsoOff<T>(act: () => Promise<T>): Promise<T> {
-  process.env.SSO_ENABLED = 'false';
+  changeSettings({ SSO_ENABLED: 'false' });
   try {
     return await act();
   } finally {
-    process.env.SSO_ENABLED = 'true';
+    changeSettings({ SSO_ENABLED: 'true' });
   }
 }
 

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardedHttpClient, OutboundRequestRefusedError } from '../../../adapters/http/guarded-client';
 import { OutboundAllowlist } from '../../../core/net/allowlist';
 import { startTestServer, type TestServer } from './server';
+import { guardedHttpClient } from '../../../functions/wiring/outbound';
+import { changeSettings } from '../../support/settings';
 
 let listed: TestServer;
 let unlisted: TestServer;
@@ -54,11 +56,11 @@ describe('the guarded client with an allowlist', () => {
     expect(reached.status).toBe(200);
   });
 
-  it('reads OUTBOUND_ALLOWLIST when no allowlist is given', async () => {
+  it("takes the service's OUTBOUND_ALLOWLIST when made by the wiring", async () => {
     // Prepare
-    process.env.OUTBOUND_ALLOWLIST = `127.0.0.0/8:${listed.port}`;
-    const client = createGuardedHttpClient();
-    delete process.env.OUTBOUND_ALLOWLIST;
+    changeSettings({ OUTBOUND_ALLOWLIST: `127.0.0.0/8:${listed.port}` });
+    const client = guardedHttpClient({});
+    changeSettings({ OUTBOUND_ALLOWLIST: undefined });
 
     // Act
     const reached = await client.request(get(`${listed.origin}/json`));

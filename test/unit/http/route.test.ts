@@ -9,6 +9,7 @@ import { loggerOf } from '../../../functions/http/logger';
 import { errorResponse } from '../../../functions/http/responses';
 import { httpRoute, publicRoute } from '../../../functions/http/route';
 import { lambdaContext, proxyEvent } from './proxy-event';
+import { changeSettings } from '../../support/settings';
 
 const context = lambdaContext;
 const event = proxyEvent;
@@ -20,7 +21,7 @@ describe('httpRoute', () => {
     process.env.ADMIN_API_KEY = 'unit-admin-key';
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
     process.env.LIMITS_TABLE = 'limits';
-    delete process.env.RATE_LIMITS_JSON;
+    changeSettings({ RATE_LIMITS_JSON: undefined });
     forgetAdminKey();
     dynamo.reset();
     dynamo.on(UpdateCommand).callsFake((input) => {
@@ -188,7 +189,7 @@ describe('publicRoute', () => {
   beforeEach(() => {
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
     process.env.LIMITS_TABLE = 'limits';
-    delete process.env.RATE_LIMITS_JSON;
+    changeSettings({ RATE_LIMITS_JSON: undefined });
   });
 
   it('answers a route that takes no credentials, without asking for any', async () => {

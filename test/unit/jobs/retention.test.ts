@@ -1,26 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobRetentionInSeconds } from '../../../functions/wiring/jobs';
+import { changeSettings } from '../../support/settings';
 
 const day = 24 * 3600;
 const saved = { job: process.env.JOB_RETENTION_DAYS, log: process.env.LOG_RETENTION_DAYS };
 
 afterEach(() => {
-  for (const [name, value] of [
-    ['JOB_RETENTION_DAYS', saved.job],
-    ['LOG_RETENTION_DAYS', saved.log],
-  ] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  changeSettings({ JOB_RETENTION_DAYS: saved.job, LOG_RETENTION_DAYS: saved.log });
 });
 
 describe('jobRetentionInSeconds', () => {
   it('keeps a job for JOB_RETENTION_DAYS, 7 by default', () => {
     // Prepare
-    delete process.env.LOG_RETENTION_DAYS;
-    delete process.env.JOB_RETENTION_DAYS;
+    changeSettings({ LOG_RETENTION_DAYS: undefined, JOB_RETENTION_DAYS: undefined });
     const byDefault = jobRetentionInSeconds();
-    process.env.JOB_RETENTION_DAYS = '2.5';
+    changeSettings({ JOB_RETENTION_DAYS: '2.5' });
 
     // Act
     const set = jobRetentionInSeconds();
@@ -32,10 +26,9 @@ describe('jobRetentionInSeconds', () => {
 
   it('keeps a job no longer than its run log entry, which tells that it has settled', () => {
     // Prepare
-    process.env.LOG_RETENTION_DAYS = '3';
-    delete process.env.JOB_RETENTION_DAYS;
+    changeSettings({ LOG_RETENTION_DAYS: '3', JOB_RETENTION_DAYS: undefined });
     const byDefault = jobRetentionInSeconds();
-    process.env.JOB_RETENTION_DAYS = '10';
+    changeSettings({ JOB_RETENTION_DAYS: '10' });
 
     // Act
     const set = jobRetentionInSeconds();
@@ -45,8 +38,9 @@ describe('jobRetentionInSeconds', () => {
     expect(set).toBe(3 * day);
   });
 
-  it('refuses a retention that is not a positive number of days', () => {
-    process.env.JOB_RETENTION_DAYS = '0';
-    expect(() => jobRetentionInSeconds()).toThrow('JOB_RETENTION_DAYS must be a positive number of days');
+  it('refuses, when the settings are read, a retention that is not a positive number of days', () => {
+    expect(() => changeSettings({ JOB_RETENTION_DAYS: '0' })).toThrow(
+      'JOB_RETENTION_DAYS must be a positive number of days',
+    );
   });
 });
