@@ -32,6 +32,8 @@ const outside = new Set([
   'test',
   // The benchmark is a harness, as the tests are: it sets the settings of the services it starts.
   'bench',
+  // What the tests and the benchmark share (support/README.md), a harness too.
+  'support',
   // The client library is a package of its own, run by the service's users.
   'sdk',
 ]);
