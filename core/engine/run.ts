@@ -5,7 +5,7 @@
  *
  * The checkpoint holds no environment values: each step is given the (decrypted) environment and
  * uses it only in memory. How blocks, loops, parallels and child workflows are scheduled is in
- * scheduler.ts; the block types themselves are in blocks/.
+ * scheduler.ts and step/; the block types themselves are in blocks/.
  */
 import { graphViolations, refusalOf } from '../permissions/check';
 import { sleepOf } from './blocks/wait';
@@ -16,11 +16,11 @@ import {
   type CheckpointContext,
   mainGraph,
   rootFrameId,
-  Scheduler,
   type StepOptions,
   type StepResult,
   workflowFrame,
-} from './scheduler';
+} from './checkpoint';
+import { Scheduler } from './scheduler';
 import { indexGraph } from './scopes';
 import type { EngineDeps, EngineLimits, RunContext, RunResult } from './types';
 
@@ -36,7 +36,7 @@ export type {
   StepOptions,
   StepResult,
   WorkflowFrameState,
-} from './scheduler';
+} from './checkpoint';
 
 /**
  * Validates the graph (throws `ValidationError`; literal loop iterations and parallel counts are
