@@ -1,7 +1,7 @@
 /** On a clock: alerts of the no-activity rules whose workflows have not run for their hours. */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { checkInactivity } from '../../core/notifications/service';
+import { checkInactivity } from '../../core/notifications/dispatch';
 import { logInvocation, loggerOf } from '../http/logger';
 import { inactivityDeps } from '../wiring/notifications';
 
