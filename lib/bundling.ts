@@ -29,7 +29,10 @@ export const onDemandModules = {
   singleSignOn: ['jose'],
   /** croner (core/schedules/cron.ts), about 33 KB: loaded to parse or evaluate the first cron. */
   schedules: ['croner'],
-  /** ipaddr.js (core/net/allowlist.ts), about 13 KB: loaded to read `OUTBOUND_ALLOWLIST` where one is set. */
+  /**
+   * ipaddr.js (core/net/ipaddr.ts), about 13 KB: the outbound guard's address parser, loaded to check
+   * the first address (an outbound request, a webhook URL, a plain-http OIDC issuer).
+   */
   outboundRequests: ['ipaddr.js'],
 } as const;
 
@@ -39,7 +42,7 @@ export interface OnDemandNeeds {
   readonly runsBlocks?: boolean;
   /** May send e-mail (`email: 'send'`): nodemailer. */
   readonly access: ResourceAccess;
-  /** Takes ID tokens in a deployment with single sign-on: jose. */
+  /** Takes ID tokens in a deployment with single sign-on: jose, and ipaddr.js for the issuer's URL. */
   readonly takesIdTokens?: boolean;
   /** Reads schedules' fire times without managing schedules (managing them is `schedules: 'manage'`): croner. */
   readonly readsSchedules?: boolean;
@@ -58,7 +61,9 @@ export function onDemandModulesOf(needs: OnDemandNeeds): string[] {
     ...(needs.access.email === 'send' ? onDemandModules.email : []),
     ...(needs.takesIdTokens ? onDemandModules.singleSignOn : []),
     ...(needs.access.schedules === 'manage' || needs.readsSchedules ? onDemandModules.schedules : []),
-    ...(needs.runsBlocks || needs.makesOutboundRequests ? onDemandModules.outboundRequests : []),
+    ...(needs.runsBlocks || needs.makesOutboundRequests || needs.takesIdTokens
+      ? onDemandModules.outboundRequests
+      : []),
   ];
 }
 
