@@ -1,31 +1,31 @@
 /**
- * The scheduler behind `runStep` (run.ts): it decides what runs next. State lives in the frames of the
- * checkpoint (checkpoint.ts); the runtime kept beside them is in step/runtime.ts.
+ * The step runner behind `runStep` (run.ts): it decides what runs next. State lives in the frames of
+ * the checkpoint (checkpoint.ts); the runtime kept beside them is in runtime.ts.
  *
  * Work flows through one queue. A block is queued once all of its incoming edges have settled and
- * one was taken (step/edges.ts); every queued block starts at once (so ready blocks run concurrently,
+ * one was taken (edges.ts); every queued block starts at once (so ready blocks run concurrently,
  * across frames too), until the step's budget is used. Each kind of work has a module of its own:
- * plain blocks (step/plain-blocks.ts), loops and parallels (step/loops-and-parallels.ts), child
- * workflows (step/child-workflows.ts); how blocks end is in step/block-ends.ts, how frames end in
- * step/frame-ends.ts, and what the step returns in step/step-result.ts.
+ * plain blocks (plain-blocks.ts), loops and parallels (loops-and-parallels.ts), child
+ * workflows (child-workflows.ts); how blocks end is in block-ends.ts, how frames end in
+ * frame-ends.ts, and what the step returns in step-result.ts.
  */
-import type { Checkpoint, StepOptions, StepResult } from './checkpoint';
-import { inProcessWaitLimitInMs, limitsOf } from './limits';
-import type { GraphIndex } from './scopes';
-import { startChild } from './step/child-workflows';
-import { completeFrame } from './step/frame-ends';
-import { hydrate } from './step/frames';
-import { advanceContainer, openContainer, startCondition } from './step/loops-and-parallels';
-import { startBlock, startResume } from './step/plain-blocks';
-import type { Frame, Step, WorkItem } from './step/runtime';
-import { stepResult } from './step/step-result';
-import type { EngineDeps, EngineLimits } from './types';
+import type { Checkpoint, StepOptions, StepResult } from '../checkpoint';
+import { inProcessWaitLimitInMs, limitsOf } from '../limits';
+import type { GraphIndex } from '../scopes';
+import { startChild } from './child-workflows';
+import { completeFrame } from './frame-ends';
+import { hydrate } from './frames';
+import { advanceContainer, openContainer, startCondition } from './loops-and-parallels';
+import { startBlock, startResume } from './plain-blocks';
+import type { Frame, Step, WorkItem } from './runtime';
+import { stepResult } from './step-result';
+import type { EngineDeps, EngineLimits } from '../types';
 
 function isContainerType(type: string): type is 'loop' | 'parallel' {
   return type === 'loop' || type === 'parallel';
 }
 
-export class Scheduler implements Step {
+export class StepRunner implements Step {
   readonly state: Checkpoint;
   readonly deps: EngineDeps;
   readonly environment: Record<string, string>;
