@@ -13,8 +13,8 @@ import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
 import { LocalKeyWrapper } from '../adapters/kms/local-key-wrapper';
-import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
-import { startLocalScheduler } from './stack/scheduler';
+import { applyEnv, type LocalEmulatorsOptions, startLocalEmulators } from './emulators';
+import { startLocalScheduler } from './emulators/scheduler';
 import { moduleRoot } from './modules';
 import { type Artifacts, prepareArtifacts } from './bundles/artifacts';
 import { type BundleHost, startBundleHost } from './bundles/host';
@@ -36,7 +36,7 @@ export interface LocalServiceOptions {
    */
   allowLoopbackOutbound?: boolean;
   /** Key files outside the data dir (see the local stack); `npm start` takes them from ENVIRONMENT_KEY_FILE. */
-  keyFiles?: LocalStackOptions['keyFiles'];
+  keyFiles?: LocalEmulatorsOptions['keyFiles'];
   /** Tests only: every Wait state of the state machine lasts this many milliseconds. */
   waitOverrideMs?: number;
   /** API Gateway's integration timeout of non-streaming routes (29 s); tests shorten it. */
@@ -78,7 +78,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   forgetAdminKey();
   const artifacts =
     options.handlers === 'bundles' ? (options.artifacts ?? (await prepareArtifacts())) : undefined;
-  const stack = await startLocalStack({ dataDir, keyFiles: options.keyFiles });
+  const stack = await startLocalEmulators({ dataDir, keyFiles: options.keyFiles });
   applyEnv(stack.env);
   let bundles: BundleHost | undefined;
   const workers = await loadLocalWorkers({

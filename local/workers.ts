@@ -11,9 +11,9 @@ import { sqsClient } from '../adapters/aws/sqs-client';
 import type { ExecutionRequest } from '../core/runs/types';
 import { localLambdaContext, startInvocationMetering } from './lambda-context';
 import { moduleUrlOf } from './modules';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
-import { type QueuePoller, startQueuePoller } from './stack/queue-poller';
-import { createLocalExecutionStarter, type LocalExecutionStarter } from './stack/step-functions';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './emulators/constants';
+import { type QueuePoller, startQueuePoller } from './emulators/queue-poller';
+import { createLocalExecutionStarter, type LocalExecutionStarter } from './emulators/step-functions';
 
 type Handler = (event: never, context: Context) => Promise<unknown>;
 
@@ -37,7 +37,7 @@ export interface LocalWorkers {
 }
 
 /**
- * How long a busy queue's poller lets messages gather (./stack/queue-poller.ts): every batch costs a
+ * How long a busy queue's poller lets messages gather (./emulators/queue-poller.ts): every batch costs a
  * receive, a delete and its handler's reads, so fuller batches leave more of the service to runs.
  */
 const queueBatchingWindowInMs = 50;

@@ -12,7 +12,7 @@
  *
  * Nothing else of this process's environment reaches the function.
  */
-import { LOCAL_REGION } from '../stack/constants';
+import { LOCAL_REGION } from '../emulators/constants';
 
 export class TemplateEnvironmentError extends Error {
   readonly status = 500;

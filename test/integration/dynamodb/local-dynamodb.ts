@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand, type GetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
-import { ensureTables } from '../../../local/stack/catalogue-resources';
+import { ensureTables } from '../../../local/emulators/catalogue-resources';
 import type { JsonBlobStore } from '../../../adapters/dynamodb/shared';
 
 export interface LocalDynamoDb {

@@ -3,7 +3,7 @@ import type { JobMessage } from '../../../core/jobs/types';
 import { nextFireAfter, timingOf } from '../../../core/schedules/cron';
 import { fireExecutionId } from '../../../core/schedules/service';
 import type { Schedule } from '../../../core/schedules/types';
-import { type LocalScheduler, startLocalScheduler } from '../../../local/stack/scheduler';
+import { type LocalScheduler, startLocalScheduler } from '../../../local/emulators/scheduler';
 import { MemoryScheduleStore } from './fakes';
 
 /** Notes each message with the (fake) time it was sent. */

@@ -377,8 +377,8 @@ describe.skipIf(process.platform !== 'linux')(
     /** The local stack alone, in a process of its own; answers its S3 endpoint and the files bucket. */
     async function startStack(dataDir: string) {
       const script = [
-        "const { startLocalStack } = await import('./local/stack/index.ts');",
-        'const stack = await startLocalStack({ dataDir: process.env.DATA_DIR });',
+        "const { startLocalEmulators } = await import('./local/emulators/index.ts');",
+        'const stack = await startLocalEmulators({ dataDir: process.env.DATA_DIR });',
         'console.log(JSON.stringify({ s3: stack.endpoints.s3, bucket: stack.env.FILES_BUCKET }));',
       ].join('\n');
       const { child, line } = await spawnGroup(

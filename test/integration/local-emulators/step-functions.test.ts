@@ -11,7 +11,7 @@ import type {
 import {
   createLocalExecutionStarter,
   validateExecutionDefinition,
-} from '../../../local/stack/step-functions';
+} from '../../../local/emulators/step-functions';
 
 /** Lets a test hold the journal's next append back, as a loaded disk would, and count the appends. */
 const appends = vi.hoisted(() => ({ holdNextInMs: 0, count: 0 }));

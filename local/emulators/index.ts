@@ -1,5 +1,5 @@
 /**
- * The embedded local stack: the AWS APIs the service uses, on loopback, persistent under one data dir.
+ * The embedded local emulators: the AWS APIs the service uses, on loopback, persistent under one data dir.
  *
  * - DynamoDB: dynalite on LevelDB (`<dataDir>/dynamodb`), in the emulator thread (./emulator-thread.ts)
  * - S3: s3rver (`<dataDir>/s3`), in this thread
@@ -36,7 +36,7 @@ installClientDecorator(withMetering);
 
 export { LOCAL_ACCOUNT_ID, LOCAL_REGION, localStateMachineArn } from './constants';
 
-export interface LocalStackOptions {
+export interface LocalEmulatorsOptions {
   /** Everything the stack stores lives under this directory; it is created if missing. */
   dataDir: string;
   /** Loopback address to listen on (default 127.0.0.1); ports are ephemeral. */
@@ -48,7 +48,7 @@ export interface LocalStackOptions {
   keyFiles?: Partial<Record<keyof typeof keys, string>>;
 }
 
-export interface LocalStack {
+export interface LocalEmulators {
   /** Every catalogue envVar, the emulator endpoints, region and local credentials. */
   env: Record<string, string>;
   endpoints: { dynamodb: string; s3: string; sqs: string };
@@ -61,7 +61,7 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+export async function startLocalEmulators(options: LocalEmulatorsOptions): Promise<LocalEmulators> {
   const started = performance.now();
   const host = options.host ?? '127.0.0.1';
   const { dataDir } = options;

@@ -5,11 +5,11 @@ import { GetBucketCorsCommand, HeadObjectCommand, ListObjectsV2Command } from '@
 import { describe, expect, it } from 'vitest';
 import { s3Client } from '../../../adapters/aws/s3-client';
 import { S3BlobStore } from '../../../adapters/s3/blob-store';
-import { startS3 } from '../../../local/stack/s3';
-import { useLocalStack } from '../../support/local-stack';
+import { startS3 } from '../../../local/emulators/s3';
+import { useLocalEmulators } from '../../support/local-emulators';
 
 describe('local stack S3 and the S3 blob store', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
   const store = () => new S3BlobStore(stack().env.FILES_BUCKET);
 
   it('round-trips bytes and content type through a presigned PUT and a presigned GET with plain fetch', async () => {
@@ -165,7 +165,7 @@ describe('local stack S3 and the S3 blob store', () => {
 });
 
 describe('the local S3 checks signatures as S3 does', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
   const store = () => new S3BlobStore(stack().env.FILES_BUCKET);
   const secret = new TextEncoder().encode('the secret of ws_b');
 

@@ -1,5 +1,5 @@
 /**
- * The local endpoint of the AWS APIs that the bundle mode's functions call (local/stack/aws-api-server.ts
+ * The local endpoint of the AWS APIs that the bundle mode's functions call (local/emulators/aws-api-server.ts
  * and its services), driven by the service's own adapters through the real SDK clients.
  */
 import { randomBytes } from 'node:crypto';
@@ -19,13 +19,13 @@ import { KmsKeyWrapper } from '../../../adapters/kms/kms-key-wrapper';
 import { secretStringOf } from '../../../adapters/secrets/secret-string';
 import { SecretDecryptionError } from '../../../core/environment/envelope';
 import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../../core/runs/types';
-import { startAwsApiServer } from '../../../local/stack/aws-api-server';
-import type { RunningService } from '../../../local/stack/http-server';
-import { createKmsApi } from '../../../local/stack/kms-api';
-import { createSchedulerApi } from '../../../local/stack/scheduler-api';
-import { createSecretsManagerApi } from '../../../local/stack/secrets-manager-api';
-import { createSesApi } from '../../../local/stack/ses-api';
-import { createSfnApi } from '../../../local/stack/sfn-api';
+import { startAwsApiServer } from '../../../local/emulators/aws-api-server';
+import type { RunningService } from '../../../local/emulators/http-server';
+import { createKmsApi } from '../../../local/emulators/kms-api';
+import { createSchedulerApi } from '../../../local/emulators/scheduler-api';
+import { createSecretsManagerApi } from '../../../local/emulators/secrets-manager-api';
+import { createSesApi } from '../../../local/emulators/ses-api';
+import { createSfnApi } from '../../../local/emulators/sfn-api';
 
 const keyArn = 'arn:aws:kms:us-east-1:000000000000:key/environment';
 const secretArn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin-api-key';

@@ -7,8 +7,8 @@ import { newId } from '../../../core/ids';
 import { nextFireAfter, timingOf } from '../../../core/schedules/cron';
 import { fireExecutionId } from '../../../core/schedules/service';
 import type { Schedule } from '../../../core/schedules/types';
-import { type LocalScheduler, startLocalScheduler } from '../../../local/stack/scheduler';
-import { useLocalStack } from '../../support/local-stack';
+import { type LocalScheduler, startLocalScheduler } from '../../../local/emulators/scheduler';
+import { useLocalEmulators } from '../../support/local-emulators';
 
 /** A clock the test moves, and timers that never fire: each look at the store is a `tick()`. */
 function manualClock(start: string) {
@@ -62,7 +62,7 @@ async function putSchedule(
 }
 
 describe('local scheduler on the embedded stack', () => {
-  useLocalStack();
+  useLocalEmulators();
 
   const started: LocalScheduler[] = [];
   const start = (options: Parameters<typeof startLocalScheduler>[0]) => {

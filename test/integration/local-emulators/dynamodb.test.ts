@@ -3,10 +3,10 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../../adapters/aws/dynamodb-client';
 import { tables } from '../../../catalog/resources';
-import { useLocalStack } from '../../support/local-stack';
+import { useLocalEmulators } from '../../support/local-emulators';
 
 describe('local stack DynamoDB', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
 
   it('creates every catalogue table with its key schema and GSIs', async () => {
     // Prepare
@@ -107,7 +107,7 @@ describe('local stack DynamoDB', () => {
 });
 
 describe("local stack DynamoDB: the 400 KB item limit (dynalite's own)", () => {
-  useLocalStack();
+  useLocalEmulators();
 
   it('refuses an item over 400 KB naming the item size, and takes one of 390 KB', async () => {
     // Prepare

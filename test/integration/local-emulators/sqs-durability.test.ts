@@ -9,8 +9,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queues } from '../../../catalog/resources';
-import { type LocalStack, startLocalStack } from '../../../local/stack';
-import { clientsFor, makeTempDataDir } from '../../support/local-stack';
+import { type LocalEmulators, startLocalEmulators } from '../../../local/emulators';
+import { clientsFor, makeTempDataDir } from '../../support/local-emulators';
 
 describe('local stack SQS durability', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -26,8 +26,8 @@ describe('local stack SQS durability', () => {
 
   async function start(
     dataDir: string,
-  ): Promise<{ stack: LocalStack; sqs: ReturnType<typeof clientsFor>['sqs'] }> {
-    const stack = await startLocalStack({ dataDir });
+  ): Promise<{ stack: LocalEmulators; sqs: ReturnType<typeof clientsFor>['sqs'] }> {
+    const stack = await startLocalEmulators({ dataDir });
     const clients = clientsFor(stack);
     cleanups.push(async () => {
       clients.destroy();

@@ -13,10 +13,10 @@ import {
   EXPRESSION_MEMO_SIZE,
   expressionMemoCounts,
   withTableCache,
-} from '../../../local/stack/dynalite-caches';
+} from '../../../local/emulators/dynalite-caches';
 import { createActiveTable, deleteGoneTable, useDynalite } from '../../support/dynalite';
 
-/** dynalite's table descriptions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
+/** dynalite's table descriptions kept per process (local/emulators/dynalite-caches.ts), seen through the SDK. */
 describe('dynalite table cache', () => {
   const dynalite = useDynalite('dynalite-caches-');
 
@@ -153,7 +153,7 @@ describe('dynalite table cache', () => {
   });
 });
 
-/** dynalite's parsed expressions kept per process (local/stack/dynalite-caches.ts), seen through the SDK. */
+/** dynalite's parsed expressions kept per process (local/emulators/dynalite-caches.ts), seen through the SDK. */
 describe('dynalite expression memo', () => {
   const dynalite = useDynalite('dynalite-expressions-', (client) =>
     createActiveTable(client, {

@@ -18,7 +18,7 @@
  *
  * Relies on dynalite 4.0.0's internals (pinned): `updateIndexes` and `getIndexActions` of
  * `dynalite/db`, the store's LevelDB (classic-level's `getSync`, callback `put`, `del`, `batch`) and
- * the key prefixes of its item and index databases. test/integration/local-stack/dynalite-item-io.test.ts
+ * the key prefixes of its item and index databases. test/integration/local-emulators/dynalite-item-io.test.ts
  * reads the items and index entries back through GetItem and Query, and fails if any of that moves.
  */
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
 /**
- * Integration tests on the embedded local stack: `const stack = useLocalStack();` at the top of a file
+ * Integration tests on the embedded local stack: `const stack = useLocalEmulators();` at the top of a file
  * (or describe) starts a stack in a fresh temporary dir before its tests, points process.env and the
  * cached AWS SDK clients at it, and afterwards stops it, restores the environment and removes the dir.
  */
@@ -12,21 +12,21 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { resetClients } from '../../adapters/aws/client-options';
-import { applyEnv, type LocalStack, startLocalStack } from '../../local/stack';
+import { applyEnv, type LocalEmulators, startLocalEmulators } from '../../local/emulators';
 
 /** A fresh, empty data dir under the OS temporary dir. */
 export function makeTempDataDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'local-stack-'));
+  return mkdtemp(join(tmpdir(), 'local-emulators-'));
 }
 
-export function useLocalStack(): () => LocalStack {
-  let stack: LocalStack | undefined;
+export function useLocalEmulators(): () => LocalEmulators {
+  let stack: LocalEmulators | undefined;
   let dataDir: string | undefined;
   let saved: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
     dataDir = await makeTempDataDir();
-    stack = await startLocalStack({ dataDir });
+    stack = await startLocalEmulators({ dataDir });
     saved = Object.fromEntries(Object.keys(stack.env).map((name) => [name, process.env[name]]));
     applyEnv(stack.env);
   });
@@ -51,7 +51,7 @@ export function useLocalStack(): () => LocalStack {
   };
 }
 
-export interface StackClients {
+export interface EmulatorClients {
   documents: DynamoDBDocumentClient;
   s3: S3Client;
   sqs: SQSClient;
@@ -59,7 +59,7 @@ export interface StackClients {
 }
 
 /** SDK clients bound to one stack's endpoints, configured as adapters/aws/*-client.ts configures them. */
-export function clientsFor(stack: LocalStack): StackClients {
+export function clientsFor(stack: LocalEmulators): EmulatorClients {
   const common = {
     region: stack.env.AWS_REGION,
     credentials: {

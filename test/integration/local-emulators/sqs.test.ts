@@ -8,10 +8,10 @@ import {
 import { describe, expect, it } from 'vitest';
 import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { queues } from '../../../catalog/resources';
-import { useLocalStack } from '../../support/local-stack';
+import { useLocalEmulators } from '../../support/local-emulators';
 
 describe('local stack SQS', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
 
   it('sends, receives and deletes a message on every catalogue queue', async () => {
     for (const queue of Object.values(queues)) {
@@ -118,7 +118,7 @@ describe('local stack SQS', () => {
 });
 
 describe('local stack SQS: the 256 KiB message limit', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
 
   it('refuses a 300 KB message naming the limit, and takes one of 250 KB', async () => {
     // Prepare

@@ -26,13 +26,13 @@ import {
   registerInProcessEndpoint,
   unsignedSigner,
 } from '../../../adapters/aws/in-process-transport';
-import { clientsFor, type StackClients, useLocalStack } from '../../support/local-stack';
+import { clientsFor, type EmulatorClients, useLocalEmulators } from '../../support/local-emulators';
 
 /** The service's clients (adapters/aws/*-client.ts) reach the stack's emulators without a socket. */
 describe('in-process transport to the local stack', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
   /** Clients over HTTP, as a process outside the stack's would reach it. */
-  let outside: StackClients;
+  let outside: EmulatorClients;
   beforeAll(() => {
     outside = clientsFor(stack());
   });

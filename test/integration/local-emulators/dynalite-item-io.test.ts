@@ -7,10 +7,10 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { itemIoCounts } from '../../../local/stack/dynalite-item-io';
+import { itemIoCounts } from '../../../local/emulators/dynalite-item-io';
 import { createActiveTable, useDynalite } from '../../support/dynalite';
 
-/** dynalite's items read synchronously and written with their index entries in one batch (local/stack/dynalite-item-io.ts), seen through the SDK. */
+/** dynalite's items read synchronously and written with their index entries in one batch (local/emulators/dynalite-item-io.ts), seen through the SDK. */
 describe('dynalite item reads and writes', () => {
   const dynalite = useDynalite('dynalite-item-io-', (client) =>
     createActiveTable(client, {

@@ -2,11 +2,11 @@ import { GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand 
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { sqsClient } from '../../../adapters/aws/sqs-client';
-import { type QueuePollerOptions, startQueuePoller } from '../../../local/stack/queue-poller';
-import { useLocalStack } from '../../support/local-stack';
+import { type QueuePollerOptions, startQueuePoller } from '../../../local/emulators/queue-poller';
+import { useLocalEmulators } from '../../support/local-emulators';
 
 describe('startQueuePoller', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
 
   const queue = (name: string) => ({
     client: sqsClient(),

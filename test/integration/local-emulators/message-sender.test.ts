@@ -12,8 +12,8 @@ import { sendMessage } from '../../../adapters/sqs/message-sender';
 import { SqsNotificationQueue } from '../../../adapters/sqs/notification-queue';
 import { queues } from '../../../catalog/resources';
 import { completionEventOf } from '../../support/completion-event';
-import { startLocalStack } from '../../../local/stack';
-import { clientsFor, makeTempDataDir, useLocalStack } from '../../support/local-stack';
+import { startLocalEmulators } from '../../../local/emulators';
+import { clientsFor, makeTempDataDir, useLocalEmulators } from '../../support/local-emulators';
 
 /** Every message body on the queue, each deleted once read. */
 async function drain(queueUrl: string, expected: number, client: SQSClient = sqsClient()): Promise<string[]> {
@@ -53,7 +53,7 @@ async function sqsCallsDuring(act: () => Promise<unknown>): Promise<Record<strin
 }
 
 describe('queue sends on the local stack', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
 
   it('lands every job message sent at once, each once, in fewer calls than messages', async () => {
     // Prepare
@@ -95,7 +95,7 @@ describe('queue sends across a restart of the local stack', () => {
     const dataDir = await makeTempDataDir();
     const bodies = Array.from({ length: 12 }, (_, index) => `message ${index}`);
     try {
-      const first = await startLocalStack({ dataDir });
+      const first = await startLocalEmulators({ dataDir });
       const firstClients = clientsFor(first);
       try {
         await Promise.all(
@@ -107,7 +107,7 @@ describe('queue sends across a restart of the local stack', () => {
       }
 
       // Act
-      const second = await startLocalStack({ dataDir });
+      const second = await startLocalEmulators({ dataDir });
       const secondClients = clientsFor(second);
       let after: string[];
       try {

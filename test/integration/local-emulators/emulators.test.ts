@@ -11,10 +11,10 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../../adapters/s3/blob-store';
 import { buckets, queues, stateMachines, tables } from '../../../catalog/resources';
-import { type LocalStack, startLocalStack } from '../../../local/stack';
-import { clientsFor, makeTempDataDir } from '../../support/local-stack';
+import { type LocalEmulators, startLocalEmulators } from '../../../local/emulators';
+import { clientsFor, makeTempDataDir } from '../../support/local-emulators';
 
-describe('startLocalStack', () => {
+describe('startLocalEmulators', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -26,8 +26,8 @@ describe('startLocalStack', () => {
     return dir;
   }
 
-  async function start(dataDir: string): Promise<LocalStack> {
-    const stack = await startLocalStack({ dataDir });
+  async function start(dataDir: string): Promise<LocalEmulators> {
+    const stack = await startLocalEmulators({ dataDir });
     cleanups.push(() => stack.stop());
     return stack;
   }
@@ -62,7 +62,7 @@ describe('startLocalStack', () => {
     const dataDir = await tempDir();
 
     // Act
-    const cold = await startLocalStack({ dataDir });
+    const cold = await startLocalEmulators({ dataDir });
     await cold.stop();
     const warm = await start(dataDir);
 
@@ -75,7 +75,7 @@ describe('startLocalStack', () => {
   it('keeps items, objects and queued messages across a stop and a start on the same dir', async () => {
     // Prepare
     const dataDir = await tempDir();
-    const first = await startLocalStack({ dataDir });
+    const first = await startLocalEmulators({ dataDir });
     const before = clientsFor(first);
     await before.documents.send(
       new PutCommand({ TableName: first.env.ENTITIES_TABLE, Item: { pk: 'WS#1', sk: 'META', name: 'Kept' } }),
@@ -129,7 +129,7 @@ describe('startLocalStack', () => {
   it('creates no duplicate resources when started again on the same dir', async () => {
     // Prepare
     const dataDir = await tempDir();
-    await (await startLocalStack({ dataDir })).stop();
+    await (await startLocalEmulators({ dataDir })).stop();
 
     // Act
     const stack = await start(dataDir);
@@ -154,7 +154,7 @@ describe('startLocalStack', () => {
     await start(dataDir);
 
     // Act
-    const second = startLocalStack({ dataDir });
+    const second = startLocalEmulators({ dataDir });
 
     // Assess
     await expect(second).rejects.toThrow(/in use by another running stack/);

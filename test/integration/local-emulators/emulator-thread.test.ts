@@ -35,15 +35,15 @@ import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { dispatchOverPort, serveOverPort } from '../../../adapters/aws/cross-thread-transport';
 import type { InProcessRequest } from '../../../adapters/aws/in-process-transport';
 import { InProcessHttpHandler } from '../../../adapters/aws/in-process-transport';
-import { applyEnv, type LocalStack, startLocalStack } from '../../../local/stack';
-import { startEmulatorThread } from '../../../local/stack/emulator-thread';
-import { makeTempDataDir, useLocalStack } from '../../support/local-stack';
+import { applyEnv, type LocalEmulators, startLocalEmulators } from '../../../local/emulators';
+import { startEmulatorThread } from '../../../local/emulators/emulator-thread';
+import { makeTempDataDir, useLocalEmulators } from '../../support/local-emulators';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** The service's DynamoDB and SQS clients reach emulators that run in the stack's emulator thread. */
 describe('local stack emulator thread', () => {
-  const stack = useLocalStack();
+  const stack = useLocalEmulators();
   const table = () => stack().env.ENTITIES_TABLE;
   const queueUrl = () => stack().env.NOTIFICATIONS_QUEUE_URL;
 
@@ -266,8 +266,8 @@ describe('local stack emulator thread, started and stopped', () => {
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     return dir;
   };
-  const start = async (dataDir: string): Promise<LocalStack> => {
-    const stack = await startLocalStack({ dataDir });
+  const start = async (dataDir: string): Promise<LocalEmulators> => {
+    const stack = await startLocalEmulators({ dataDir });
     cleanups.push(() => stack.stop());
     return stack;
   };
