@@ -23,7 +23,7 @@ export async function benchStackStart(): Promise<StackStartBench> {
 }
 
 export function printStackStartBench(result: StackStartBench): void {
-  console.log('\nLocal stack start-up (DynamoDB, S3, SQS emulators and the catalogue resources)');
+  console.log('\nLocal stack start-up (DynamoDB, S3, SQS emulators and the catalog resources)');
   console.log(
     `  cold ${result.coldStartInMs} ms on an empty data dir; warm ${result.warmStartInMs} ms on the same dir`,
   );

@@ -36,7 +36,7 @@ export const onDemandModules = {
   outboundRequests: ['ipaddr.js'],
 } as const;
 
-/** What of a function of the catalogue (catalog/routes.ts) tells what it loads on demand. */
+/** What of a function of the catalog (catalog/routes.ts) tells what it loads on demand. */
 export interface OnDemandNeeds {
   /** Runs blocks: the parsers, the provider SDKs and the sandbox. */
   readonly runsBlocks?: boolean;

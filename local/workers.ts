@@ -1,5 +1,5 @@
 /**
- * The workers of the route table's catalogue, started locally as AWS starts them: state machine
+ * The workers of the route table's catalog, started locally as AWS starts them: state machine
  * Tasks are bound to the in-process state machine, queue workers get a poller on their queue (or
  * its dead-letter queue), `every` workers a timer, and `executionEnded` workers hear of async runs that ended outside their
  * Finalize. Each is called through its module's `handler`, as Lambda calls it.

@@ -1,5 +1,5 @@
 /**
- * Bundles every route and worker of the catalogue with esbuild, with the same options the CDK app
+ * Bundles every route and worker of the catalog with esbuild, with the same options the CDK app
  * uses (lib/bundling.ts), into dist/functions/<id>/index.js (and, for a route with streamed runs,
  * their own bundle beside it, as deployed: stream-run.js), and prints their sizes. The sizes include
  * the AWS SDK each function carries. Bundles over their limit are flagged (an API route 768 KB, any
@@ -164,7 +164,7 @@ export function formatSizeTable(sizes: BundleSize[]): string {
  */
 export async function bundleContents(id: string): Promise<{ part: string; bytes: number }[]> {
   const found = functionEntries().find((candidate) => candidate.id === id);
-  if (!found) throw new Error(`No function ${id} in the catalogue`);
+  if (!found) throw new Error(`No function ${id} in the catalog`);
   const result = await build({
     ...esbuildBuildOptions,
     absWorkingDir: projectRoot,

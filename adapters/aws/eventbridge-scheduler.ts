@@ -45,7 +45,7 @@ export function scheduleNameOf(workflowId: string): string {
 export class EventBridgeScheduleRegistry implements ScheduleRegistry {
   constructor(private readonly options: EventBridgeScheduleRegistryOptions) {}
 
-  /** On the Lambda's role and region, with the catalogue's environment variables. */
+  /** On the Lambda's role and region, with the catalog's environment variables. */
   static fromEnv(): EventBridgeScheduleRegistry {
     const group = scheduleGroups.workflows;
     client ??= decorated(

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { tables } from '../../catalog/resources';
 
-/** Environment variables that name the two tables (from the resource catalogue). */
+/** Environment variables that name the two tables (from the resource catalog). */
 export const ENTITIES_TABLE_ENV = tables.entities.envVar;
 export const EXECUTIONS_TABLE_ENV = tables.executions.envVar;
 export const LIMITS_TABLE_ENV = tables.limits.envVar;

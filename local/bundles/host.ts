@@ -147,7 +147,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
   }
   const functionOf = (id: string) => {
     const found = functions.get(id);
-    if (!found) throw new Error(`No artifact for function ${id}: the manifest is older than the catalogue`);
+    if (!found) throw new Error(`No artifact for function ${id}: the manifest is older than the catalog`);
     return found;
   };
 

@@ -2,7 +2,7 @@
  * The AWS limits the embedded stack enforces where its emulators do not, so that what works
  * locally works in AWS; the table in docs/operating.md says where each one is checked. dynalite
  * refuses items over DynamoDB's 400 KB itself, and fauxqs messages over the queue's
- * MaximumMessageSize, which the local queues set (./catalogue-resources.ts).
+ * MaximumMessageSize, which the local queues set (./catalog-resources.ts).
  */
 
 /** Step Functions: an execution's input and each state's input and output, as UTF-8 JSON. */

@@ -1,6 +1,6 @@
 /**
- * DynamoDB API of the local stack: dynalite on a LevelDB store under the data dir (the catalogue's
- * tables are created by ./catalogue-resources.ts). dynalite@4 has no TransactWriteItems and no TTL.
+ * DynamoDB API of the local stack: dynalite on a LevelDB store under the data dir (the catalog's
+ * tables are created by ./catalog-resources.ts). dynalite@4 has no TransactWriteItems and no TTL.
  */
 import type { RequestListener } from 'node:http';
 import dynalite from 'dynalite';

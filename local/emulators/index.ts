@@ -4,14 +4,14 @@
  * - DynamoDB: dynalite on LevelDB (`<dataDir>/dynamodb`), in the emulator thread (./emulator-thread.ts)
  * - S3: s3rver (`<dataDir>/s3`), in this thread
  * - SQS: fauxqs with a durable journal (`<dataDir>/sqs`, see ./sqs.ts), in the emulator thread
- * - KMS: a key file per catalogue key (`<dataDir>/secrets.key` unless `keyFiles` puts it elsewhere:
+ * - KMS: a key file per catalog key (`<dataDir>/secrets.key` unless `keyFiles` puts it elsewhere:
  *   32 random bytes, mode 0600), made on first start and kept; its path goes in the key's local
  *   variable (`ENVIRONMENT_KEY_FILE`)
- * - Secrets Manager: a key file per catalogue secret (`<dataDir>/log-cursor.key`), its path in the
+ * - Secrets Manager: a key file per catalog secret (`<dataDir>/log-cursor.key`), its path in the
  *   secret's local variable (`LOG_CURSOR_KEY_FILE`)
  *
- * The catalogue's tables, buckets and queues are created through the real AWS SDK clients, with the
- * local physical names (table = catalogue key, bucket = catalogue key, queue = catalogue key plus a
+ * The catalog's tables, buckets and queues are created through the real AWS SDK clients, with the
+ * local physical names (table = catalog key, bucket = catalog key, queue = catalog key plus a
  * `<name>-dlq` dead-letter queue). Executions run in process (./step-functions.ts), so there is no
  * Step Functions endpoint; the state machine ARNs in `env` only name the local machines.
  */
@@ -26,7 +26,7 @@ import { ensureLocalKeyFile } from '../../adapters/kms/local-key-wrapper';
 import { buckets, keys, queues, secrets, stateMachines, tables } from '../../catalog/resources';
 import { LOCAL_REGION, localStateMachineArn } from './constants';
 import { lockDataDir } from './data-dir-lock';
-import { ensureQueues, ensureTables } from './catalogue-resources';
+import { ensureQueues, ensureTables } from './catalog-resources';
 import { type EmulatorThread, startEmulatorThread } from './emulator-thread';
 import type { RunningService } from './http-server';
 import { ensureBuckets, LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY, startS3 } from './s3';
@@ -42,14 +42,14 @@ export interface LocalEmulatorsOptions {
   /** Loopback address to listen on (default 127.0.0.1); ports are ephemeral. */
   host?: string;
   /**
-   * Key files kept outside the data dir, by catalogue key name: a copy of the data dir then holds
+   * Key files kept outside the data dir, by catalog key name: a copy of the data dir then holds
    * the encrypted secrets without the key that opens them.
    */
   keyFiles?: Partial<Record<keyof typeof keys, string>>;
 }
 
 export interface LocalEmulators {
-  /** Every catalogue envVar, the emulator endpoints, region and local credentials. */
+  /** Every catalog envVar, the emulator endpoints, region and local credentials. */
   env: Record<string, string>;
   endpoints: { dynamodb: string; s3: string; sqs: string };
   /** URL of every local queue by name, dead-letter queues (`<name>-dlq`) included. */

@@ -1,6 +1,6 @@
 /**
  * KMS's GenerateDataKey and Decrypt (the calls of adapters/kms/kms-key-wrapper.ts) over the local
- * key files: each catalogue key's local ARN wraps data keys with its key file, bound to the whole
+ * key files: each catalog key's local ARN wraps data keys with its key file, bound to the whole
  * encryption context, so a data key unwraps only with the context it was made for, as in KMS.
  */
 import { LocalKeyWrapper } from '../../adapters/kms/local-key-wrapper';

@@ -161,7 +161,7 @@ function storedMetadata(headers: Record<string, string>): Record<string, string>
 }
 
 /**
- * Creates the catalogue's buckets that do not exist yet. Each gets a CORS rule that lets a browser page
+ * Creates the catalog's buckets that do not exist yet. Each gets a CORS rule that lets a browser page
  * (the form app, served from another origin) use presigned GET and PUT URLs, as the deployed bucket does.
  */
 export async function ensureBuckets(client: S3Client): Promise<void> {

@@ -194,7 +194,7 @@ describe('function bundles', () => {
 });
 
 describe('the CDK app', () => {
-  /** Every function of a synthesized app, by catalogue id. */
+  /** Every function of a synthesized app, by catalog id. */
   function deployedFunctions(context: Record<string, unknown>): Map<string, ServiceFunction> {
     const { stacks } = synthesizeApp(context);
     return new Map<string, ServiceFunction>([

@@ -1,4 +1,4 @@
-/** Bedrock: only functions whose catalogue access says `models: 'invoke'` may call models, and only to invoke. */
+/** Bedrock: only functions whose catalog access says `models: 'invoke'` may call models, and only to invoke. */
 import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { type RouteDefinition, routes, workers } from '../../catalog/routes';

@@ -8,7 +8,7 @@ import { useLocalEmulators } from '../../support/local-emulators';
 describe('local stack DynamoDB', () => {
   const stack = useLocalEmulators();
 
-  it('creates every catalogue table with its key schema and GSIs', async () => {
+  it('creates every catalog table with its key schema and GSIs', async () => {
     // Prepare
     const client = new DynamoDBClient({ region: 'us-east-1', endpoint: stack().endpoints.dynamodb });
 

@@ -32,7 +32,7 @@ describe('startLocalEmulators', () => {
     return stack;
   }
 
-  it('gives every catalogue variable, loopback endpoints, region and local credentials in env', async () => {
+  it('gives every catalog variable, loopback endpoints, region and local credentials in env', async () => {
     // Act
     const stack = await start(await tempDir());
 

@@ -13,7 +13,7 @@ import { useLocalEmulators } from '../../support/local-emulators';
 describe('local stack SQS', () => {
   const stack = useLocalEmulators();
 
-  it('sends, receives and deletes a message on every catalogue queue', async () => {
+  it('sends, receives and deletes a message on every catalog queue', async () => {
     for (const queue of Object.values(queues)) {
       // Prepare
       const QueueUrl = stack().env[queue.envVar];

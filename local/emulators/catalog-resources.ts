@@ -1,5 +1,5 @@
 /**
- * The catalogue's tables and queues in the local stack's emulators, created through the real AWS SDK
+ * The catalog's tables and queues in the local stack's emulators, created through the real AWS SDK
  * clients if absent. Apart from the emulators' modules (./dynamodb.ts, ./sqs.ts), so that the
  * emulator thread, which never creates a resource, does not load the SDK clients.
  */
@@ -23,7 +23,7 @@ import { queues, tables } from '../../catalog/resources';
 /** Retention of the dead-letter queues: SQS's maximum, 14 days. */
 const DLQ_RETENTION_SECONDS = '1209600';
 
-/** Creates every catalogue table (with its GSIs) that does not exist yet; checks the ones that do. */
+/** Creates every catalog table (with its GSIs) that does not exist yet; checks the ones that do. */
 export async function ensureTables(client: DynamoDBClient): Promise<void> {
   await Promise.all(
     Object.entries(tables).map(async ([name, table]) => {
@@ -34,7 +34,7 @@ export async function ensureTables(client: DynamoDBClient): Promise<void> {
         // dynalite cannot add a GSI to an existing table, so a stale data dir is an error, not a silent gap.
         if (missing.length > 0) {
           throw new Error(
-            `Local table ${name} lacks index(es) ${missing.join(', ')}: the data dir predates the catalogue; move it away to start afresh`,
+            `Local table ${name} lacks index(es) ${missing.join(', ')}: the data dir predates the catalog; move it away to start afresh`,
           );
         }
         if (existing.TableStatus === 'ACTIVE') return;
@@ -104,7 +104,7 @@ async function waitUntilActive(client: DynamoDBClient, name: string): Promise<vo
  */
 const maximumMessageSize = String(sqsMessageLimitInBytes);
 
-/** Creates the catalogue queues and their DLQs (if absent) and answers every queue's URL by name. */
+/** Creates the catalog queues and their DLQs (if absent) and answers every queue's URL by name. */
 export async function ensureQueues(client: SQSClient): Promise<Record<string, string>> {
   const urls: Record<string, string> = {};
   await Promise.all(
@@ -130,7 +130,7 @@ export async function ensureQueues(client: SQSClient): Promise<Record<string, st
   return urls;
 }
 
-/** CreateQueue is idempotent for equal attributes; a queue kept from an older catalogue is brought up to date. */
+/** CreateQueue is idempotent for equal attributes; a queue kept from an older catalog is brought up to date. */
 async function createOrUpdateQueue(client: SQSClient, name: string, attributes: Record<string, string>) {
   try {
     const created = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
