@@ -14,7 +14,7 @@ import { forgetEngineDeps } from '../functions/wiring/step';
 import { createGuardedHttpClient } from '../adapters/http/guarded-client';
 import { LocalKeyWrapper } from '../adapters/kms/local-key-wrapper';
 import { applyEnv, type LocalEmulatorsOptions, startLocalEmulators } from './emulators';
-import { startLocalScheduler } from './emulators/scheduler';
+import { startScheduleFirer } from './emulators/schedule-firer';
 import { moduleRoot } from './modules';
 import { type Artifacts, prepareArtifacts } from './bundles/artifacts';
 import { type BundleHost, startBundleHost } from './bundles/host';
@@ -90,7 +90,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ? (worker) => (event) => (bundles as BundleHost).workerHandler(worker)(event)
       : undefined,
   });
-  const scheduler = startLocalScheduler();
+  const scheduler = startScheduleFirer();
   overrideAdapters({
     executionStarter: workers.starter,
     scheduleRegistry: scheduler.registry,

@@ -20,7 +20,7 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../emulators/constants';
 import type { RunningService } from '../emulators/http-server';
 import { createKmsApi } from '../emulators/kms-api';
 import type { LocalEmulators } from '../emulators';
-import { createSchedulerApi } from '../emulators/scheduler-api';
+import { createEventBridgeSchedulerApi } from '../emulators/eventbridge-scheduler-api';
 import { createSecretsManagerApi } from '../emulators/secrets-manager-api';
 import { createSesApi } from '../emulators/ses-api';
 import { createSfnApi } from '../emulators/sfn-api';
@@ -39,7 +39,7 @@ export interface BundleHostOptions {
   stack: LocalEmulators;
   starter: StateMachineStarter;
   adminKey: string;
-  /** Has the local scheduler look at the stored schedules again. */
+  /** Has the local schedule firer look at the stored schedules again. */
   wakeScheduler(): void;
   /** Tests only: outbound requests may reach loopback (`OUTBOUND_ALLOWLIST` of every function). */
   allowLoopbackOutbound?: boolean;
@@ -95,7 +95,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
     }),
     createKmsApi(keyFiles),
     createSecretsManagerApi(secretValues),
-    createSchedulerApi(options.wakeScheduler),
+    createEventBridgeSchedulerApi(options.wakeScheduler),
     createSesApi(stack.env.NOTIFICATION_OUTBOX_DIR),
   ]);
   const endpoints: Record<string, string> = {

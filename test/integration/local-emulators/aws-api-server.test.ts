@@ -12,7 +12,7 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localOptions } from '../../../adapters/aws/client-options';
-import { EventBridgeScheduleRegistry } from '../../../adapters/aws/eventbridge-scheduler';
+import { EventBridgeScheduleRegistry } from '../../../adapters/aws/eventbridge-schedule-registry';
 import { SfnExecutionStarter } from '../../../adapters/aws/sfn-execution-starter';
 import { createSesEmailSender } from '../../../adapters/email/ses-sender';
 import { KmsKeyWrapper } from '../../../adapters/kms/kms-key-wrapper';
@@ -22,7 +22,7 @@ import type { ExecutionAnswer, ExecutionRequest, ExecutionStarter } from '../../
 import { startAwsApiServer } from '../../../local/emulators/aws-api-server';
 import type { RunningService } from '../../../local/emulators/http-server';
 import { createKmsApi } from '../../../local/emulators/kms-api';
-import { createSchedulerApi } from '../../../local/emulators/scheduler-api';
+import { createEventBridgeSchedulerApi } from '../../../local/emulators/eventbridge-scheduler-api';
 import { createSecretsManagerApi } from '../../../local/emulators/secrets-manager-api';
 import { createSesApi } from '../../../local/emulators/ses-api';
 import { createSfnApi } from '../../../local/emulators/sfn-api';
@@ -63,7 +63,7 @@ beforeAll(async () => {
     createSfnApi({ starter, syncStateMachineArn: syncArn, asyncStateMachineArn: asyncArn }),
     createKmsApi({ [keyArn]: join(dir, 'secrets.key') }),
     createSecretsManagerApi({ [secretArn]: async () => 'the admin key' }),
-    createSchedulerApi(() => {
+    createEventBridgeSchedulerApi(() => {
       wakes += 1;
     }),
     createSesApi(join(dir, 'outbox')),
@@ -143,7 +143,7 @@ describe('the Secrets Manager API', () => {
 });
 
 describe('the EventBridge Scheduler API', () => {
-  it('creates, then updates on conflict, and deletes schedules, waking the local scheduler each time', async () => {
+  it('creates, then updates on conflict, and deletes schedules, waking the local schedule firer each time', async () => {
     // Prepare
     const registry = new EventBridgeScheduleRegistry({
       client: new SchedulerClient({ region: 'us-east-1', endpoint: server.endpoint, credentials }),

@@ -3,7 +3,7 @@ import type { JobMessage } from '../../../core/jobs/types';
 import { nextFireAfter, timingOf } from '../../../core/schedules/cron';
 import { fireExecutionId } from '../../../core/schedules/service';
 import type { Schedule } from '../../../core/schedules/types';
-import { type LocalScheduler, startLocalScheduler } from '../../../local/emulators/scheduler';
+import { type ScheduleFirer, startScheduleFirer } from '../../../local/emulators/schedule-firer';
 import { MemoryScheduleStore } from './fakes';
 
 /** Notes each message with the (fake) time it was sent. */
@@ -40,10 +40,10 @@ async function putSchedule(store: MemoryScheduleStore, fields: Partial<Schedule>
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-describe('startLocalScheduler', () => {
-  let running: LocalScheduler[] = [];
-  const start = (options: Parameters<typeof startLocalScheduler>[0]) => {
-    const scheduler = startLocalScheduler({ onError: () => undefined, ...options });
+describe('startScheduleFirer', () => {
+  let running: ScheduleFirer[] = [];
+  const start = (options: Parameters<typeof startScheduleFirer>[0]) => {
+    const scheduler = startScheduleFirer({ onError: () => undefined, ...options });
     running.push(scheduler);
     return scheduler;
   };

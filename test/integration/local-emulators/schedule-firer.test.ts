@@ -7,7 +7,7 @@ import { newId } from '../../../core/ids';
 import { nextFireAfter, timingOf } from '../../../core/schedules/cron';
 import { fireExecutionId } from '../../../core/schedules/service';
 import type { Schedule } from '../../../core/schedules/types';
-import { type LocalScheduler, startLocalScheduler } from '../../../local/emulators/scheduler';
+import { type ScheduleFirer, startScheduleFirer } from '../../../local/emulators/schedule-firer';
 import { useLocalEmulators } from '../../support/local-emulators';
 
 /** A clock the test moves, and timers that never fire: each look at the store is a `tick()`. */
@@ -64,9 +64,9 @@ async function putSchedule(
 describe('local scheduler on the embedded stack', () => {
   useLocalEmulators();
 
-  const started: LocalScheduler[] = [];
-  const start = (options: Parameters<typeof startLocalScheduler>[0]) => {
-    const scheduler = startLocalScheduler({ onError: () => undefined, ...options });
+  const started: ScheduleFirer[] = [];
+  const start = (options: Parameters<typeof startScheduleFirer>[0]) => {
+    const scheduler = startScheduleFirer({ onError: () => undefined, ...options });
     started.push(scheduler);
     return scheduler;
   };

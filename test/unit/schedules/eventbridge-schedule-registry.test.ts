@@ -9,7 +9,10 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EventBridgeScheduleRegistry, scheduleNameOf } from '../../../adapters/aws/eventbridge-scheduler';
+import {
+  EventBridgeScheduleRegistry,
+  scheduleNameOf,
+} from '../../../adapters/aws/eventbridge-schedule-registry';
 import { ValidationError } from '../../../core/errors';
 import type { Schedule } from '../../../core/schedules/types';
 

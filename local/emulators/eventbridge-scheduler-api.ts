@@ -1,14 +1,14 @@
 /**
  * EventBridge Scheduler's CreateSchedule, UpdateSchedule and DeleteSchedule (the calls of
- * adapters/aws/eventbridge-scheduler.ts) over the local scheduler (./scheduler.ts), which fires from
+ * adapters/aws/eventbridge-schedule-registry.ts) over the local schedule firer (./schedule-firer.ts), which fires from
  * the schedules the function stored: each call only wakes it. Which names exist is known since this
  * process started, so a create of a name made earlier answers as a fresh create.
  */
 import { AwsApiError, type AwsApiService } from './aws-api-server';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 
-/** `wake`: has the local scheduler look at the stored schedules again. */
-export function createSchedulerApi(wake: () => void): AwsApiService {
+/** `wake`: has the local schedule firer look at the stored schedules again. */
+export function createEventBridgeSchedulerApi(wake: () => void): AwsApiService {
   const names = new Set<string>();
   return {
     claims: { path: '/schedules/' },

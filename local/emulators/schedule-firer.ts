@@ -1,6 +1,6 @@
 /**
- * The local stand-in for EventBridge Scheduler: a timer loop in the service's process that reads
- * due schedules from the schedule store (one Query of its index, earliest first) and sends each
+ * The schedule firer, the local stand-in for EventBridge Scheduler: a timer loop in the service's
+ * process that reads due schedules from the schedule store (one Query of its index, earliest first) and sends each
  * fire to the jobs queue as the same message EventBridge sends in AWS, so the jobs worker handles
  * both alike.
  *
@@ -25,18 +25,18 @@ import { latestFireAtOrBefore, nextFireAfter, timingOf } from '../../core/schedu
 import type { ScheduleRegistry, ScheduleStore } from '../../core/schedules/types';
 import { refuseOverLimit, schedulerInputLimitInBytes } from './aws-limits';
 
-export interface SchedulerTimers {
+export interface ScheduleFirerTimers {
   set(callback: () => void, delayInMs: number): unknown;
   clear(handle: unknown): void;
 }
 
-export interface LocalSchedulerOptions {
+export interface ScheduleFirerOptions {
   /** Default: the DynamoDB store of the local stack (read from the environment). */
   store?: Pick<ScheduleStore, 'getSchedule' | 'listSchedulesByNextRun' | 'advanceSchedule'>;
   /** Default: the jobs queue of the local stack, through the SQS SDK client. */
   queue?: JobQueue;
   now?: () => Date;
-  timers?: SchedulerTimers;
+  timers?: ScheduleFirerTimers;
   /** Longest sleep between looks at the store, so schedules written behind its back are seen. */
   maxSleepInMs?: number;
   /** Wait after a tick that could not fire what was due (queue or store failing). */
@@ -46,7 +46,7 @@ export interface LocalSchedulerOptions {
   onError?(error: unknown, workflowId?: string): void;
 }
 
-export interface LocalScheduler {
+export interface ScheduleFirer {
   /** What the schedule use cases call locally: it wakes the loop; firing needs nothing else. */
   registry: ScheduleRegistry;
   /** Fires what is due now (after a tick under way, if any). */
@@ -55,7 +55,7 @@ export interface LocalScheduler {
   stop(): Promise<void>;
 }
 
-const realTimers: SchedulerTimers = {
+const realTimers: ScheduleFirerTimers = {
   // Looked up at each call, so fake timers installed after start are the ones used.
   set: (callback, delayInMs) => {
     const handle = setTimeout(callback, delayInMs);
@@ -66,7 +66,7 @@ const realTimers: SchedulerTimers = {
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-export function startLocalScheduler(options: LocalSchedulerOptions = {}): LocalScheduler {
+export function startScheduleFirer(options: ScheduleFirerOptions = {}): ScheduleFirer {
   const store = options.store ?? DynamoScheduleStore.fromEnv();
   const queue = options.queue ?? SqsJobQueue.fromEnv();
   const now = options.now ?? (() => new Date());
