@@ -44,7 +44,7 @@ import {
   type Item,
   LIMITS_TABLE_ENV,
   withoutLimits,
-} from './shared';
+} from './dynamo-table';
 
 const runCostKey = (executionId: string) => ({ pk: `RUNCOST#${executionId}`, sk: 'RUNCOST' });
 const tatAttribute = (bucketId: string) => `tat_${bucketId}`;

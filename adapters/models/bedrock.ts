@@ -23,7 +23,7 @@ import {
   type ModelProvider,
   rootMessage,
   tokenCounts,
-} from './shared';
+} from './provider-contract';
 
 export interface BedrockProviderOptions {
   /** The client for a region; default: a `BedrockRuntimeClient` with the default credential chain. */

@@ -14,10 +14,10 @@ import type { ModelCallRequest } from '../../core/models/usage';
 import { createAnthropicProvider } from './anthropic';
 import { createBedrockProvider } from './bedrock';
 import { createOpenAiProvider } from './openai';
-import { ModelCallError, type ModelProvider, redact, timeoutMessage } from './shared';
+import { ModelCallError, type ModelProvider, redact, timeoutMessage } from './provider-contract';
 
-export { ModelCallError } from './shared';
-export type { ModelProvider } from './shared';
+export { ModelCallError } from './provider-contract';
+export type { ModelProvider } from './provider-contract';
 
 export const knownModelProviders: readonly string[] = ['openai', 'anthropic', 'bedrock'];
 

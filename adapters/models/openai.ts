@@ -24,7 +24,7 @@ import {
   describeSdkError,
   type SdkErrorKind,
   type SdkProviderOptions,
-} from './shared';
+} from './provider-contract';
 
 /**
  * The SDK, loaded by the first call: it is kept out of the bundles and installed beside the functions

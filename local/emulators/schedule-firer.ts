@@ -1,8 +1,8 @@
 /**
  * The schedule firer, the local stand-in for EventBridge Scheduler: a timer loop in the service's
- * process that reads due schedules from the schedule store (one Query of its index, earliest first) and sends each
- * fire to the jobs queue as the same message EventBridge sends in AWS, so the jobs worker handles
- * both alike.
+ * process that reads due schedules from the schedule store (one Query of its index, earliest
+ * first) and sends each fire to the jobs queue as the same message EventBridge sends in AWS, so the
+ * jobs worker handles both alike.
  *
  * - Send, then advance: a fire's message is sent before the schedule's `nextRunAt` moves on. A
  *   process that dies in between sends the same fire again at its next start, with the same

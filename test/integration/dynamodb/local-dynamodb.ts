@@ -7,7 +7,7 @@ import { DynamoDBClient, GetItemCommand, type GetItemCommandOutput } from '@aws-
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { ensureTables } from '../../../local/emulators/catalog-resources';
-import type { JsonBlobStore } from '../../../adapters/dynamodb/shared';
+import type { JsonBlobStore } from '../../../adapters/dynamodb/dynamo-table';
 
 export interface LocalDynamoDb {
   endpoint: string;

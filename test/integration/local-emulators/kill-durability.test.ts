@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INLINE_LIMIT_IN_BYTES } from '../../../adapters/dynamodb/shared';
+import { INLINE_LIMIT_IN_BYTES } from '../../../adapters/dynamodb/dynamo-table';
 import { repoRoot } from '../../../local/service';
 
 const adminKey = 'kill-test-admin-key';

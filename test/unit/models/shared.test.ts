@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { chatCompletionParams } from '../../../adapters/models/openai';
-import { ClientCache, claudeAcceptsTemperature, redact, tokenCounts } from '../../../adapters/models/shared';
+import {
+  ClientCache,
+  claudeAcceptsTemperature,
+  redact,
+  tokenCounts,
+} from '../../../adapters/models/provider-contract';
 import {
   closedObjectSchema,
   parseResponseFormat,
