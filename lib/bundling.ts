@@ -16,7 +16,7 @@ import type { ResourceAccess } from '../catalog/resources';
 export const onDemandModules = {
   /** The File block's document parsers (adapters/files/extract.ts), about 4 MB bundled. */
   documentReaders: ['unpdf', 'mammoth', 'exceljs', 'csv-parse', 'html-to-text', 'file-type'],
-  /** The model providers' SDKs (adapters/models), about 530 KB: loaded when a run calls the provider. */
+  /** The model providers' SDKs (adapters/llm), about 530 KB: loaded when a run calls the provider. */
   modelProviders: ['openai', '@anthropic-ai/sdk'],
   /**
    * QuickJS for the function-block sandbox (adapters/sandbox), about 880 KB with the library that

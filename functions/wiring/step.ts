@@ -5,7 +5,7 @@ import { fileDeps } from './files';
 import { DynamoCheckpointStore } from '../../adapters/dynamodb/checkpoint-store';
 import { fetchThrough } from '../../adapters/http/fetch';
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client';
-import { createModelGateway } from '../../adapters/models/gateway';
+import { createModelGateway } from '../../adapters/llm/gateway';
 import { createSandboxPool, type SandboxPool } from '../../adapters/sandbox/pool';
 import type { EngineDeps } from '../../core/engine/types';
 import type { HttpClient } from '../../core/net/http';
@@ -16,7 +16,7 @@ import {
 import { defaultStepBudgetInMs } from '../../catalog/function-defaults';
 import { loadEnvironment } from '../../core/environment/service';
 import type { StepDeps } from '../../core/runs/service';
-import { pricingTableFrom } from '../../core/models/pricing';
+import { pricingTableFrom } from '../../core/llm/pricing';
 import { deployedWorkflowLoader } from '../../core/workflows/loader';
 import { environmentDeps } from './environment';
 import { deploymentReader } from './deployments';

@@ -1,7 +1,7 @@
 /** The gateway's own rules: provider dispatch, request checks, cancellation. */
 import { describe, expect, it } from 'vitest';
-import { createModelGateway, knownModelProviders, ModelCallError } from '../../../adapters/models/gateway';
-import type { ModelCallRequest } from '../../../core/models/usage';
+import { createModelGateway, knownModelProviders, ModelCallError } from '../../../adapters/llm/gateway';
+import type { ModelCallRequest } from '../../../core/llm/usage';
 import type { ModelRequest } from '../../../core/engine/types';
 
 function request(overrides: Partial<ModelCallRequest> = {}): ModelRequest {

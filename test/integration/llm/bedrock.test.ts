@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createModelGateway, ModelCallError } from '../../../adapters/models/gateway';
+import { createModelGateway, ModelCallError } from '../../../adapters/llm/gateway';
 import type { ModelRequest } from '../../../core/engine/types';
 
 const bedrock = mockClient(BedrockRuntimeClient);

@@ -14,8 +14,8 @@ import type {
 } from '@aws-sdk/client-bedrock-runtime';
 import { type BedrockSdk, loadBedrockSdk } from '../aws/sdk-on-demand';
 import type { ModelRequest, ModelResponse } from '../../core/engine/types';
-import { normalizeModelId } from '../../core/models/pricing';
-import { parseStructuredAnswer, structuredFormatOf } from '../../core/models/response-format';
+import { normalizeModelId } from '../../core/llm/pricing';
+import { parseStructuredAnswer, structuredFormatOf } from '../../core/llm/response-format';
 import {
   ClientCache,
   claudeAcceptsTemperature,

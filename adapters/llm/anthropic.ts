@@ -11,7 +11,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelRequest, ModelResponse } from '../../core/engine/types';
-import { parseStructuredAnswer, structuredFormatOf } from '../../core/models/response-format';
+import { parseStructuredAnswer, structuredFormatOf } from '../../core/llm/response-format';
 import {
   apiKeyFor,
   ClientCache,

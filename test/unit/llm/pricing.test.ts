@@ -6,7 +6,7 @@ import {
   createPricingTable,
   normalizeModelId,
   pricingTableFrom,
-} from '../../../core/models/pricing';
+} from '../../../core/llm/pricing';
 
 const priceOf = (model: string) => builtInPricingTable.priceOf(model);
 

@@ -3,11 +3,11 @@
  * clients talk to the loopback model servers.
  */
 import { describe, expect, it } from 'vitest';
-import { createModelGateway } from '../../../adapters/models/gateway';
+import { createModelGateway } from '../../../adapters/llm/gateway';
 import { block, edge, graphOf } from '../../../core/engine/builders';
 import { runToCompletion } from '../../../core/engine/run';
 import type { EngineDeps, RunContext, TraceSpan, WorkflowGraph } from '../../../core/engine/types';
-import { builtInPricingTable } from '../../../core/models/pricing';
+import { builtInPricingTable } from '../../../core/llm/pricing';
 import { startAnthropicServer, startOpenAiServer, useModelServer } from '../../support/model-servers';
 
 const openAiKey = 'sk-env-openai-key-0123456789';

@@ -1,6 +1,6 @@
 /** What the provider modules share: their contract with the gateway, errors, secrets, client caches. */
 import type { ModelRequest, ModelResponse, TokenCounts } from '../../core/engine/types';
-import { normalizeModelId } from '../../core/models/pricing';
+import { normalizeModelId } from '../../core/llm/pricing';
 
 /** One provider behind the gateway. The gateway has already checked the request and owns the time limit. */
 export interface ModelProvider {

@@ -1,6 +1,6 @@
 /** The Anthropic adapter through the real `@anthropic-ai/sdk` against a loopback Messages API server. */
 import { describe, expect, it } from 'vitest';
-import { createModelGateway, ModelCallError } from '../../../adapters/models/gateway';
+import { createModelGateway, ModelCallError } from '../../../adapters/llm/gateway';
 import type { ModelRequest } from '../../../core/engine/types';
 import { defaultAnthropicContent, startAnthropicServer, useModelServer } from '../../support/model-servers';
 

@@ -14,7 +14,7 @@ import {
   closedObjectSchema,
   parseStructuredAnswer,
   structuredFormatOf,
-} from '../../core/models/response-format';
+} from '../../core/llm/response-format';
 import {
   apiKeyFor,
   ClientCache,

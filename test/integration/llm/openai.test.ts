@@ -1,6 +1,6 @@
 /** The OpenAI adapter through the real `openai` SDK against a loopback server speaking its wire format. */
 import { describe, expect, it } from 'vitest';
-import { createModelGateway, ModelCallError } from '../../../adapters/models/gateway';
+import { createModelGateway, ModelCallError } from '../../../adapters/llm/gateway';
 import type { ModelRequest } from '../../../core/engine/types';
 import { defaultOpenAiContent, startOpenAiServer, useModelServer } from '../../support/model-servers';
 

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { chatCompletionParams } from '../../../adapters/models/openai';
+import { chatCompletionParams } from '../../../adapters/llm/openai';
 import {
   ClientCache,
   claudeAcceptsTemperature,
   redact,
   tokenCounts,
-} from '../../../adapters/models/provider-contract';
+} from '../../../adapters/llm/provider-contract';
 import {
   closedObjectSchema,
   parseResponseFormat,
   parseStructuredAnswer,
   structuredFormatOf,
-} from '../../../core/models/response-format';
-import { defaultModelTimeoutInMs, modelTimeoutInMs, usageOfCall } from '../../../core/models/usage';
-import { builtInPricingTable } from '../../../core/models/pricing';
+} from '../../../core/llm/response-format';
+import { defaultModelTimeoutInMs, modelTimeoutInMs, usageOfCall } from '../../../core/llm/usage';
+import { builtInPricingTable } from '../../../core/llm/pricing';
 
 const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 

@@ -10,7 +10,7 @@
  */
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { ModelGateway, ModelRequest, ModelResponse } from '../../core/engine/types';
-import type { ModelCallRequest } from '../../core/models/usage';
+import type { ModelCallRequest } from '../../core/llm/usage';
 import { createAnthropicProvider } from './anthropic';
 import { createBedrockProvider } from './bedrock';
 import { createOpenAiProvider } from './openai';
