@@ -7,21 +7,21 @@ import { type FrameState, workflowFrame } from '../checkpoint';
 import { fail, refuse } from './block-ends';
 import { blockRun, hydrate, indexOf, resolverOf } from './frames';
 import { childRefusal } from './permissions';
-import type { Frame, Step, Task } from './runtime';
-import { track, whenSettled } from './tasks';
+import type { Frame, Step, WorkInFlight } from './runtime';
+import { track, whenSettled } from './in-flight';
 
 export function startChild(step: Step, frame: Frame, id: string): void {
   const run = blockRun(step, frame, id);
-  const task = track(step, frame, id, 'child');
+  const inFlight = track(step, frame, id, 'child');
   try {
-    task.shownInputs = resolveWorkflowInputs(run.block, resolverOf(frame.shown));
+    inFlight.shownInputs = resolveWorkflowInputs(run.block, resolverOf(frame.shown));
   } catch {
     // Reported by the resolution below.
   }
   const depth = frame.workflow.state.workflow!.depth + 1;
   whenSettled(
     step,
-    task,
+    inFlight,
     (async () =>
       loadChildWorkflow(
         resolveWorkflowInputs(run.block, resolverOf(frame.references)),
@@ -29,9 +29,9 @@ export function startChild(step: Step, frame: Frame, id: string): void {
         depth,
         step.limits,
       ))(),
-    (_step, _task, child) => openChild(step, frame, id, task, child, depth),
-    (_step, _task, message) =>
-      fail(step, frame, id, message, task.startedAt, task.shownInputs, {
+    (_step, _inFlight, child) => openChild(step, frame, id, inFlight, child, depth),
+    (_step, _inFlight, message) =>
+      fail(step, frame, id, message, inFlight.startedAt, inFlight.shownInputs, {
         errorOutput: { success: false, error: message },
       }),
   );
@@ -41,21 +41,21 @@ function openChild(
   step: Step,
   frame: Frame,
   id: string,
-  task: Task,
+  inFlight: WorkInFlight,
   child: ChildWorkflow,
   depth: number,
 ): void {
   const refused = childRefusal(step.state.context, child);
   if (refused) {
-    refuse(step, frame, id, refused, task.startedAt, task.shownInputs);
+    refuse(step, frame, id, refused, inFlight.startedAt, inFlight.shownInputs);
     return;
   }
   const frameId = `${frame.state.id}/${id}/workflow`;
   step.state.graphs[frameId] = child.graph;
   const block = frame.state.blocks[id];
   block.status = 'running';
-  block.startedAt = task.startedAt;
-  block.input = task.shownInputs;
+  block.startedAt = inFlight.startedAt;
+  block.input = inFlight.shownInputs;
   block.child = frameId;
   frame.running.add(id);
   const state: FrameState = workflowFrame(

@@ -11,7 +11,7 @@ import { cancelBlock, fail, succeed } from './block-ends';
 import { removeFrame } from './frames';
 import { advanceContainer, cancelIterations, closeIteration, failComposite } from './loops-and-parallels';
 import type { Frame, Step } from './runtime';
-import { release } from './tasks';
+import { release } from './in-flight';
 
 export function completeFrame(step: Step, frame: Frame): void {
   const { parent, state } = frame;
@@ -116,7 +116,7 @@ export function resultOf(frame: Frame): unknown {
  */
 export function cancel(step: Step, frame: Frame, reason: string): void {
   const error = `Cancelled: ${reason}`;
-  const underWay = frame.running.size > 0 || frame.tasks.size > 0 || frame.waiting.size > 0;
+  const underWay = frame.running.size > 0 || frame.inFlight.size > 0 || frame.waiting.size > 0;
   for (const id of [...frame.running]) {
     const block = frame.state.blocks[id];
     let children: TraceSpan[] | undefined;
@@ -133,10 +133,10 @@ export function cancel(step: Step, frame: Frame, reason: string): void {
     }
     cancelBlock(step, frame, id, block.startedAt!, block.input, error, children);
   }
-  for (const task of [...frame.tasks]) {
-    release(step, task);
-    if (task.kind !== 'condition') {
-      cancelBlock(step, frame, task.block, task.startedAt, task.shownInputs, error);
+  for (const inFlight of [...frame.inFlight]) {
+    release(step, inFlight);
+    if (inFlight.kind !== 'condition') {
+      cancelBlock(step, frame, inFlight.block, inFlight.startedAt, inFlight.shownInputs, error);
     }
   }
   for (const id of [...frame.waiting]) {

@@ -76,7 +76,7 @@ export function hydrate(step: Step, state: FrameState): Frame {
     reached: new Set(scope.entries),
     remaining: 0,
     children: new Set(),
-    tasks: new Set(),
+    inFlight: new Set(),
     running: new Set(),
     waiting: new Set(),
     conditions: new Set(),

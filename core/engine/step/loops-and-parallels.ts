@@ -14,7 +14,7 @@ import { cancel } from './frame-ends';
 import { hydrate, makeScope, removeFrame, resolverOf, signalOf } from './frames';
 import { type Frame, messageOf, type Step } from './runtime';
 import { iterationSpan } from './spans';
-import { track, whenSettled } from './tasks';
+import { track, whenSettled } from './in-flight';
 
 export function openContainer(step: Step, frame: Frame, id: string, type: 'loop' | 'parallel'): void {
   const block = frame.index.graph.blocks[id];
@@ -127,7 +127,7 @@ export function failComposite(step: Step, frame: Frame, id: string, message: str
 /** `while` before each iteration, `doWhile` after: `<loop.index>` is the iteration it decides on. */
 export function startCondition(step: Step, frame: Frame, id: string): void {
   const container = frame.state.blocks[id].container!;
-  const task = track(step, frame, id, 'condition');
+  const inFlight = track(step, frame, id, 'condition');
   const outputs = Object.create(frame.outputs) as Record<string, unknown>;
   Object.assign(outputs, container.lastOutputs);
   const loop: IterationScope = {
@@ -138,7 +138,7 @@ export function startCondition(step: Step, frame: Frame, id: string): void {
   const scope = makeScope(step, frame, outputs, loop, frame.parallel, false);
   whenSettled(
     step,
-    task,
+    inFlight,
     (async () =>
       evaluateExpression(
         interpolateCode(container.condition!, scope),
@@ -146,7 +146,7 @@ export function startCondition(step: Step, frame: Frame, id: string): void {
         signalOf(frame),
         step.state.context.workspaceId,
       ))(),
-    (_step, _task, holds) => {
+    (_step, _inFlight, holds) => {
       frame.conditions.delete(id);
       if (!holds) finishContainer(step, frame, id);
       else if (container.next >= step.limits.maxLoopIterations) {
@@ -158,7 +158,7 @@ export function startCondition(step: Step, frame: Frame, id: string): void {
         );
       } else startIteration(step, frame, id, container);
     },
-    (_step, _task, message) => {
+    (_step, _inFlight, message) => {
       frame.conditions.delete(id);
       failComposite(step, frame, id, `Loop condition failed: ${message}`);
     },

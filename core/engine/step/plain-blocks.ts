@@ -9,8 +9,8 @@ import type { ReferenceScope } from '../references';
 import { fail, refuse, succeed } from './block-ends';
 import { blockRun, resolverOf, signalOf } from './frames';
 import { blockRefusal } from './permissions';
-import type { Frame, Step, Task } from './runtime';
-import { release, track, whenSettled } from './tasks';
+import type { Frame, Step, WorkInFlight } from './runtime';
+import { release, track, whenSettled } from './in-flight';
 
 function resolveInputs(
   definition: BlockDefinition,
@@ -39,43 +39,43 @@ export function startBlock(step: Step, frame: Frame, id: string): void {
   const run = blockRun(step, frame, id);
   const definition = blockDefinition(run.block.type);
   const startedAt = step.deps.now();
-  const task = track(step, frame, id, 'block');
+  const inFlight = track(step, frame, id, 'block');
   let work: Promise<BlockOutcome>;
   try {
     const inputs = resolveInputs(definition, run, frame.references);
     const refused = blockRefusal(step.state.context, run.block, inputs);
     if (refused) {
-      release(step, task);
+      release(step, inFlight);
       refuse(step, frame, id, refused, startedAt, shownInputs(definition, run, frame));
       return;
     }
     // Without `{{NAME}}` in the config, what the span shows is what the block got.
-    task.shownInputs = frame.index.usesEnvironment(id) ? shownInputs(definition, run, frame) : inputs;
+    inFlight.shownInputs = frame.index.usesEnvironment(id) ? shownInputs(definition, run, frame) : inputs;
     work = definition.execute(inputs, run);
   } catch (error) {
-    task.shownInputs = shownInputs(definition, run, frame);
+    inFlight.shownInputs = shownInputs(definition, run, frame);
     work = Promise.reject(error);
   }
-  whenSettled(step, task, work, blockSucceeded, blockFailed);
+  whenSettled(step, inFlight, work, blockSucceeded, blockFailed);
 }
 
-function blockSucceeded(step: Step, task: Task, outcome: BlockOutcome): void {
+function blockSucceeded(step: Step, inFlight: WorkInFlight, outcome: BlockOutcome): void {
   if (outcome.suspendForMs !== undefined && outcome.suspendForMs > 0) {
-    suspend(task.frame, task.block, task, outcome);
-  } else succeed(step, task.frame, task.block, outcome, task.startedAt, task.shownInputs);
+    suspend(inFlight.frame, inFlight.block, inFlight, outcome);
+  } else succeed(step, inFlight.frame, inFlight.block, outcome, inFlight.startedAt, inFlight.shownInputs);
 }
 
-function blockFailed(step: Step, task: Task, message: string): void {
-  fail(step, task.frame, task.block, message, task.startedAt, task.shownInputs);
+function blockFailed(step: Step, inFlight: WorkInFlight, message: string): void {
+  fail(step, inFlight.frame, inFlight.block, message, inFlight.startedAt, inFlight.shownInputs);
 }
 
-function suspend(frame: Frame, id: string, task: Task, outcome: BlockOutcome): void {
+function suspend(frame: Frame, id: string, inFlight: WorkInFlight, outcome: BlockOutcome): void {
   const block = frame.state.blocks[id];
   block.status = 'waiting';
-  block.startedAt = task.startedAt;
-  block.input = task.shownInputs;
+  block.startedAt = inFlight.startedAt;
+  block.input = inFlight.shownInputs;
   block.output = outcome.output;
-  block.waitUntil = task.startedAt + outcome.suspendForMs!;
+  block.waitUntil = inFlight.startedAt + outcome.suspendForMs!;
   frame.waiting.add(id);
 }
 
@@ -83,15 +83,15 @@ export function startResume(step: Step, frame: Frame, id: string): void {
   frame.waiting.delete(id);
   frame.resuming.delete(id);
   const block = frame.state.blocks[id];
-  const task = track(step, frame, id, 'resume');
-  task.startedAt = block.startedAt!;
-  task.shownInputs = block.input;
+  const inFlight = track(step, frame, id, 'resume');
+  inFlight.startedAt = block.startedAt!;
+  inFlight.shownInputs = block.input;
   const left = block.waitUntil! - step.deps.now();
   whenSettled(
     step,
-    task,
+    inFlight,
     left > 0 ? sleepOf(step.deps)(left, signalOf(frame)) : Promise.resolve(),
-    () => succeed(step, frame, id, { output: block.output }, task.startedAt, task.shownInputs),
+    () => succeed(step, frame, id, { output: block.output }, inFlight.startedAt, inFlight.shownInputs),
     blockFailed,
   );
 }

@@ -34,7 +34,7 @@ export interface Frame {
   /** Why the frame was cancelled, for a signal asked for after it was. */
   cancelledBecause?: string;
   children: Set<Frame>;
-  tasks: Set<Task>;
+  inFlight: Set<WorkInFlight>;
   /** Containers and workflow blocks that have started and not finished. */
   running: Set<string>;
   waiting: Set<string>;
@@ -47,7 +47,7 @@ export interface Frame {
 }
 
 /** Work in flight: a block, a child workflow being loaded, a loop's condition, a resumed wait. */
-export interface Task {
+export interface WorkInFlight {
   frame: Frame;
   block: string;
   kind: 'block' | 'child' | 'condition' | 'resume';
