@@ -110,7 +110,7 @@ function estimatedUnits(operation: string, input: Input, output: Output): { read
   }
 }
 
-/** The catalogue's indexes of a table, by its local name (the catalogue key) or its name in AWS. */
+/** The catalog's indexes of a table, by its local name (the catalog key) or its name in AWS. */
 function indexesOf(tableName: unknown): readonly IndexDefinition[] {
   for (const [name, table] of Object.entries(tables)) {
     if (name === tableName || optionalEnv(table.envVar) === tableName) return table.indexes;

@@ -1,5 +1,5 @@
 /**
- * In-process engine benchmark, no I/O: what the scheduler costs per block, what a sandboxed
+ * In-process engine benchmark, no I/O: what the step runner costs per block, what a sandboxed
  * function block costs, and a baseline measured in the same run so the figures read as ratios on
  * any machine. `npx tsx bench/engine.ts` prints them; `bench/run.ts` may call `benchEngine()`.
  *

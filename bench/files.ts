@@ -12,7 +12,7 @@ import { createS3BlobStore } from '../adapters/s3/blob-store';
 import { buckets } from '../catalog/resources';
 import { fileAccess } from '../core/files/block-access';
 import { type FileDeps, storeFile } from '../core/files/service';
-import { applyEnv, startLocalStack } from '../local/stack';
+import { applyEnv, startLocalEmulators } from '../local/emulators';
 import { percentile } from './load';
 
 export interface FileFigures {
@@ -110,7 +110,7 @@ async function measure(
 
 export async function benchFiles(rounds = Number(process.env.BENCH_FILE_ROUNDS ?? 5)): Promise<FilesBench> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-files-'));
-  const stack = await startLocalStack({ dataDir });
+  const stack = await startLocalEmulators({ dataDir });
   try {
     applyEnv(stack.env);
     const deps: FileDeps = {

@@ -13,7 +13,7 @@ import { DynamoLimitsStore } from '../adapters/dynamodb/limits-store';
 import { hashApiKey } from '../core/identity/api-keys';
 import { limitsConfigFrom } from '../core/limits/plans';
 import { type LimitsDeps, limitOwnerOf, recordRunCost, takeToken } from '../core/limits/service';
-import { applyEnv, startLocalStack } from '../local/stack';
+import { applyEnv, startLocalEmulators } from '../local/emulators';
 import { unreachableRateLimitsJson } from '../support/limits';
 
 export interface LimitsBench {
@@ -42,7 +42,7 @@ export async function benchLimits(
   calls = Number(process.env.BENCH_LIMITS_CALLS ?? 2000),
 ): Promise<LimitsBench> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-limits-'));
-  const stack = await startLocalStack({ dataDir });
+  const stack = await startLocalEmulators({ dataDir });
   try {
     applyEnv(stack.env);
     const identity = DynamoIdentityStore.fromEnv();

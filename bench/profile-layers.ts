@@ -28,8 +28,8 @@ const layers: [pattern: RegExp, layer: string][] = [
   [/node_modules\/(quickjs[^/]*|@jitl)\//, 'sandbox (QuickJS)'],
   [/node_modules\/(tsx|esbuild|get-tsconfig)\//, 'TypeScript loader (tsx)'],
   [/\/local\/(server|lambda-context|form-pages)\.ts/, 'HTTP adapter (local API Gateway)'],
-  [/\/local\/stack\/(step-functions|state-machine)\.ts|\/local\/workers\.ts/, 'state machine driver'],
-  [/\/local\/stack\/(sqs|sqs-journal|queue-poller|scheduler)\.ts/, 'local queues and scheduler'],
+  [/\/local\/emulators\/(step-functions|state-machine)\.ts|\/local\/workers\.ts/, 'state machine driver'],
+  [/\/local\/emulators\/(sqs|sqs-journal|queue-poller|schedule-firer)\.ts/, 'local queues and scheduler'],
   [/\/functions\/http\/limits\.ts|\/core\/limits\/|\/functions\/wiring\/limits\.ts/, 'limits (rate, usage)'],
   [
     /\/core\/identity\/|\/functions\/wiring\/identity\.ts|\/functions\/http\/admin-key\.ts/,

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalStack } from '../local/stack';
+import { startLocalEmulators } from '../local/emulators';
 
 export interface StackStartBench {
   coldStartInMs: number;
@@ -12,9 +12,9 @@ export interface StackStartBench {
 export async function benchStackStart(): Promise<StackStartBench> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-stack-'));
   try {
-    const cold = await startLocalStack({ dataDir });
+    const cold = await startLocalEmulators({ dataDir });
     await cold.stop();
-    const warm = await startLocalStack({ dataDir });
+    const warm = await startLocalEmulators({ dataDir });
     await warm.stop();
     return { coldStartInMs: cold.startupMs, warmStartInMs: warm.startupMs };
   } finally {
@@ -23,7 +23,7 @@ export async function benchStackStart(): Promise<StackStartBench> {
 }
 
 export function printStackStartBench(result: StackStartBench): void {
-  console.log('\nLocal stack start-up (DynamoDB, S3, SQS emulators and the catalogue resources)');
+  console.log('\nLocal stack start-up (DynamoDB, S3, SQS emulators and the catalog resources)');
   console.log(
     `  cold ${result.coldStartInMs} ms on an empty data dir; warm ${result.warmStartInMs} ms on the same dir`,
   );

@@ -3,7 +3,7 @@
  * interpreter, against calling the two functions directly in the same run.
  */
 import type { ExecutionAnswer, ExecutionRequest, ExecutionState, StepOutcome } from '../core/runs/types';
-import { createLocalExecutionStarter } from '../local/stack/step-functions';
+import { createLocalExecutionStarter } from '../local/emulators/step-functions';
 
 export interface StateMachineBench {
   perRunInMs: number;

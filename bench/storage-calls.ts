@@ -37,7 +37,7 @@ import { sendMessage } from '../adapters/sqs/message-sender';
 import { queues } from '../catalog/resources';
 import type { ExecutionLogEntry } from '../core/runs/log';
 import { logIdFor } from '../core/runs/log';
-import { applyEnv, type LocalStack, startLocalStack } from '../local/stack';
+import { applyEnv, type LocalEmulators, startLocalEmulators } from '../local/emulators';
 
 const callKinds = [
   'UpdateItem (rate-limit token and charge)',
@@ -57,7 +57,7 @@ export interface StorageClients {
 export type StorageCalls = Record<CallKind, () => Promise<unknown>>;
 
 export interface StorageCallBench {
-  stack: LocalStack;
+  stack: LocalEmulators;
   /** The five calls of a run through these clients (the service's own unless others are given). */
   callsThrough(clients?: StorageClients): StorageCalls;
   stop(): Promise<void>;
@@ -66,7 +66,7 @@ export interface StorageCallBench {
 /** Starts an embedded stack in a temporary dir, with the user the rate-limit update needs. */
 export async function startStorageCallBench(): Promise<StorageCallBench> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-storage-calls-'));
-  const stack = await startLocalStack({ dataDir });
+  const stack = await startLocalEmulators({ dataDir });
   const stop = async () => {
     await stack.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -187,7 +187,7 @@ export async function startStorageCallBench(): Promise<StorageCallBench> {
           );
         },
         'SendMessage (completion event)': () => sendMessage(sqs, queueUrl, event),
-        // The local queue poller's receive and delete (local/stack/queue-poller.ts).
+        // The local queue poller's receive and delete (local/emulators/queue-poller.ts).
         'ReceiveMessage (notifications worker)': async () => {
           const answer = await sqs.send(
             new ReceiveMessageCommand({

@@ -1,6 +1,6 @@
 /**
- * The resource catalogue: every table, bucket, queue, state machine and key of the service. The CDK
- * stacks create exactly these, and the local stack creates the same ones on its emulators, so the
+ * The resource catalog: every table, bucket, queue, state machine and key of the service. The CDK
+ * stacks create exactly these, and the local emulators hold the same ones, so the
  * two cannot drift. Handlers find a resource through its environment variable.
  */
 

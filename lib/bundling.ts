@@ -16,7 +16,7 @@ import type { ResourceAccess } from '../catalog/resources';
 export const onDemandModules = {
   /** The File block's document parsers (adapters/files/extract.ts), about 4 MB bundled. */
   documentReaders: ['unpdf', 'mammoth', 'exceljs', 'csv-parse', 'html-to-text', 'file-type'],
-  /** The model providers' SDKs (adapters/models), about 530 KB: loaded when a run calls the provider. */
+  /** The model providers' SDKs (adapters/llm), about 530 KB: loaded when a run calls the provider. */
   modelProviders: ['openai', '@anthropic-ai/sdk'],
   /**
    * QuickJS for the function-block sandbox (adapters/sandbox), about 880 KB with the library that
@@ -29,7 +29,10 @@ export const onDemandModules = {
   singleSignOn: ['jose'],
   /** croner (core/schedules/cron.ts), about 33 KB: loaded to parse or evaluate the first cron. */
   schedules: ['croner'],
-  /** ipaddr.js (core/net/allowlist.ts), about 13 KB: loaded to read `OUTBOUND_ALLOWLIST` where one is set. */
+  /**
+   * ipaddr.js (core/net/ipaddr.ts), about 13 KB: the outbound guard's address parser, loaded to check
+   * the first address (an outbound request, a webhook URL, a plain-http OIDC issuer).
+   */
   outboundRequests: ['ipaddr.js'],
 } as const;
 
@@ -53,13 +56,13 @@ export function onDemandSdkModulesNamed(importPaths: readonly string[]): OnDeman
   return onDemandSdkModules.filter((name) => importPaths.includes(`${onDemandSdkImportPrefix}${name}.js`));
 }
 
-/** What of a function of the catalogue (catalog/routes.ts) tells what it loads on demand. */
+/** What of a function of the catalog (catalog/routes.ts) tells what it loads on demand. */
 export interface OnDemandNeeds {
   /** Runs blocks: the parsers, the provider SDKs and the sandbox. */
   readonly runsBlocks?: boolean;
   /** May send e-mail (`email: 'send'`): nodemailer. */
   readonly access: ResourceAccess;
-  /** Takes ID tokens in a deployment with single sign-on: jose. */
+  /** Takes ID tokens in a deployment with single sign-on: jose, and ipaddr.js for the issuer's URL. */
   readonly takesIdTokens?: boolean;
   /** Reads schedules' fire times without managing schedules (managing them is `schedules: 'manage'`): croner. */
   readonly readsSchedules?: boolean;
@@ -78,7 +81,9 @@ export function onDemandModulesOf(needs: OnDemandNeeds): string[] {
     ...(needs.access.email === 'send' ? onDemandModules.email : []),
     ...(needs.takesIdTokens ? onDemandModules.singleSignOn : []),
     ...(needs.access.schedules === 'manage' || needs.readsSchedules ? onDemandModules.schedules : []),
-    ...(needs.runsBlocks || needs.makesOutboundRequests ? onDemandModules.outboundRequests : []),
+    ...(needs.runsBlocks || needs.makesOutboundRequests || needs.takesIdTokens
+      ? onDemandModules.outboundRequests
+      : []),
   ];
 }
 

@@ -1,5 +1,5 @@
 /**
- * The data stack: the catalogue's DynamoDB tables, S3 bucket, SQS queues (each with its DLQ) and
+ * The data stack: the catalog's DynamoDB tables, S3 bucket, SQS queues (each with its DLQ) and
  * customer-managed KMS keys, and the admin key secret. Stateful resources live here, apart from the
  * functions, so the code stacks can be replaced freely (replacing the API would otherwise also
  * replace the operators' admin key, and a replaced KMS key would strand every secret under it).

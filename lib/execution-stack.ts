@@ -1,5 +1,5 @@
 /**
- * The execution stack: the workers of the catalogue, the two state machines (Express for sync
+ * The execution stack: the workers of the catalog, the two state machines (Express for sync
  * runs, Standard for async runs) built from its single definition, and what starts each worker as
  * its `trigger` says: a Task of the machines, an SQS event source (with partial batch failures) on
  * a queue or its dead-letter queue, or an EventBridge rule on the end of an execution.
@@ -42,7 +42,7 @@ export const queueWorkerMaxConcurrency: Record<QueueWorkerId, number> = {
 
 export interface ExecutionStackProps extends StackProps {
   readonly resources: ServiceResources;
-  /** The dead-letter queue of each catalogue queue, for workers that consume one. */
+  /** The dead-letter queue of each catalog queue, for workers that consume one. */
   readonly deadLetterQueues: Record<QueueName, sqs.IQueue>;
 }
 

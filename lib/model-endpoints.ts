@@ -4,7 +4,7 @@
  * every function that runs blocks as `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`.
  */
 import type { Node } from 'constructs';
-import { modelBaseUrlsFrom, modelEndpointSettings } from '../adapters/models/endpoints';
+import { modelBaseUrlsFrom, modelEndpointSettings } from '../adapters/llm/endpoints';
 
 export const modelEndpointContext = { openai: 'openaiBaseUrl', anthropic: 'anthropicBaseUrl' } as const;
 

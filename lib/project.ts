@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
-/** Absolute path of a file named relative to the project root (as the catalogue names entries). */
+/** Absolute path of a file named relative to the project root (as the catalog names entries). */
 export function fromProjectRoot(relativePath: string): string {
   return join(projectRoot, relativePath);
 }

@@ -46,7 +46,7 @@ export interface ServiceStacks {
 }
 
 export interface ServiceAppOptions {
-  /** The route table to deploy; the catalogue's. The layout test passes it with a route removed or moved. */
+  /** The route table to deploy; the catalog's. The layout test passes it with a route removed or moved. */
   readonly routes?: readonly RouteDefinition[];
   /** cdk-nag's AwsSolutions checks (on unless a test that reads no annotations turns them off). */
   readonly checks?: boolean;

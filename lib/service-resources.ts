@@ -1,5 +1,5 @@
 /**
- * The deployed counterparts of the catalogue's tables, buckets, queues, keys and state machines, handed
+ * The deployed counterparts of the catalog's tables, buckets, queues, keys and state machines, handed
  * from the stack that owns them to the stacks whose functions use them.
  */
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { isMetering, meter } from '../adapters/metering';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './emulators/constants';
 
 export function localLambdaContext(
   functionName: string,

@@ -22,7 +22,7 @@ import {
   bytesText,
   lambdaRequestLimitInBytes,
   lambdaResponseLimitInBytes,
-} from './stack/aws-limits';
+} from './emulators/aws-limits';
 
 type Handler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   /** Streaming routes (functions/http/streaming-route.ts): write the answer to a sink as it comes. */

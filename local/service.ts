@@ -12,8 +12,8 @@ import { overrideAdapters } from '../functions/wiring/overrides';
 import { forgetEngineDeps } from '../functions/wiring/step';
 import { guardedHttpClient } from '../functions/wiring/outbound';
 import { LocalKeyWrapper } from '../adapters/kms/local-key-wrapper';
-import { applyEnv, type LocalStackOptions, startLocalStack } from './stack';
-import { startLocalScheduler } from './stack/scheduler';
+import { applyEnv, type LocalEmulatorsOptions, startLocalEmulators } from './emulators';
+import { startScheduleFirer } from './emulators/schedule-firer';
 import { moduleRoot } from './modules';
 import { type Artifacts, prepareArtifacts } from './bundles/artifacts';
 import { type BundleHost, startBundleHost } from './bundles/host';
@@ -37,7 +37,7 @@ export interface LocalServiceOptions {
    */
   allowLoopbackOutbound?: boolean;
   /** Key files outside the data dir (see the local stack); `npm start` takes them from ENVIRONMENT_KEY_FILE. */
-  keyFiles?: LocalStackOptions['keyFiles'];
+  keyFiles?: LocalEmulatorsOptions['keyFiles'];
   /** Tests only: every Wait state of the state machine lasts this many milliseconds. */
   waitOverrideMs?: number;
   /** API Gateway's integration timeout of non-streaming routes (29 s); tests shorten it. */
@@ -81,7 +81,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   forgetAdminKey();
   const artifacts =
     options.handlers === 'bundles' ? (options.artifacts ?? (await prepareArtifacts())) : undefined;
-  const stack = await startLocalStack({ dataDir, keyFiles: options.keyFiles });
+  const stack = await startLocalEmulators({ dataDir, keyFiles: options.keyFiles });
   applyEnv(stack.env);
   let bundles: BundleHost | undefined;
   const workers = await loadLocalWorkers({
@@ -93,7 +93,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ? (worker) => (event) => (bundles as BundleHost).workerHandler(worker)(event)
       : undefined,
   });
-  const scheduler = startLocalScheduler();
+  const scheduler = startScheduleFirer();
   overrideAdapters({
     executionStarter: workers.starter,
     scheduleRegistry: scheduler.registry,

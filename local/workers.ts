@@ -1,5 +1,5 @@
 /**
- * The workers of the route table's catalogue, started locally as AWS starts them: state machine
+ * The workers of the route table's catalog, started locally as AWS starts them: state machine
  * Tasks are bound to the in-process state machine, queue workers get a poller on their queue (or
  * its dead-letter queue), `every` workers a timer, and `executionEnded` workers hear of async runs that ended outside their
  * Finalize. Each is called through its module's `handler`, as Lambda calls it.
@@ -11,9 +11,9 @@ import { sqsClient } from '../adapters/aws/sqs-client';
 import type { ExecutionRequest } from '../core/runs/types';
 import { localLambdaContext, startInvocationMetering } from './lambda-context';
 import { moduleUrlOf } from './modules';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './stack/constants';
-import { type QueuePoller, startQueuePoller } from './stack/queue-poller';
-import { createLocalExecutionStarter, type LocalExecutionStarter } from './stack/step-functions';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './emulators/constants';
+import { type QueuePoller, startQueuePoller } from './emulators/queue-poller';
+import { createLocalExecutionStarter, type LocalExecutionStarter } from './emulators/step-functions';
 
 type Handler = (event: never, context: Context) => Promise<unknown>;
 
@@ -37,7 +37,7 @@ export interface LocalWorkers {
 }
 
 /**
- * How long a busy queue's poller lets messages gather (./stack/queue-poller.ts): every batch costs a
+ * How long a busy queue's poller lets messages gather (./emulators/queue-poller.ts): every batch costs a
  * receive, a delete and its handler's reads, so fuller batches leave more of the service to runs.
  */
 const queueBatchingWindowInMs = 50;

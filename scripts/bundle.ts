@@ -1,5 +1,5 @@
 /**
- * Bundles every route and worker of the catalogue with esbuild, with the same options the CDK app
+ * Bundles every route and worker of the catalog with esbuild, with the same options the CDK app
  * uses (lib/bundling.ts), into dist/functions/<id>/index.js (and beside it, as deployed: a route's
  * streamed runs, stream-run.js, and the SDK clients its bundles load on demand, on-demand/*.js),
  * and prints the sizes of the index.js files. The sizes include
@@ -207,7 +207,7 @@ export function formatSizeTable(sizes: BundleSize[]): string {
  */
 export async function bundleContents(id: string): Promise<{ part: string; bytes: number }[]> {
   const found = functionEntries().find((candidate) => candidate.id === id);
-  if (!found) throw new Error(`No function ${id} in the catalogue`);
+  if (!found) throw new Error(`No function ${id} in the catalog`);
   const result = await build({
     ...esbuildBuildOptions,
     absWorkingDir: projectRoot,

@@ -6,7 +6,7 @@
  */
 import type { HttpClient } from '../../core/net/http';
 import type { ChatMessage } from '../../core/notifications/messages';
-import { postJson } from '../../core/notifications/service';
+import { postJson } from '../../core/notifications/attempts';
 import type { ChatSender, ChatTarget, SendResult } from '../../core/notifications/types';
 
 export const defaultSlackApiUrl = 'https://slack.com/api';

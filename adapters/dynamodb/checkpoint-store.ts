@@ -15,7 +15,7 @@ import {
   type JsonBlobStore,
   requireBlobStore,
   readPointedBlob,
-} from './shared';
+} from './dynamo-table';
 
 const checkpointKey = (executionId: string) => ({ pk: `RUN#${executionId}`, sk: 'CHECKPOINT' });
 

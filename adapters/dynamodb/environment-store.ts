@@ -13,7 +13,14 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { dynamoDocumentClient } from '../aws/dynamodb-client';
 import { requireEnv } from '../aws/require-env';
 import type { EnvironmentStore, EnvironmentVariableRecord } from '../../core/environment/types';
-import { DynamoTable, ENTITIES_TABLE_ENV, type Item, plain, queryAll, withoutAttributes } from './shared';
+import {
+  DynamoTable,
+  ENTITIES_TABLE_ENV,
+  type Item,
+  plain,
+  queryAll,
+  withoutAttributes,
+} from './dynamo-table';
 
 const prefix = 'ENV#';
 const variableKey = (workspaceId: string, name: string) => ({

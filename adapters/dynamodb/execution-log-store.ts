@@ -49,7 +49,7 @@ import {
   plain,
   requireBlobStore,
   readPointedBlob,
-} from './shared';
+} from './dynamo-table';
 
 export const SHARD_COUNT = 8;
 export const INLINE_DATA_LIMIT_IN_BYTES = 8 * 1024;

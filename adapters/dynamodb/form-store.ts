@@ -23,7 +23,7 @@ import {
   plain,
   queryAll,
   withoutAttributes,
-} from './shared';
+} from './dynamo-table';
 
 const formKey = (identifier: string) => ({ pk: `FORM#${identifier}`, sk: 'FORM' });
 const pointerKey = (formId: string) => ({ pk: `FORMID#${formId}`, sk: 'FORM' });

@@ -40,7 +40,7 @@ import {
   queryAll,
   withoutAttributes,
   withoutLimits,
-} from './shared';
+} from './dynamo-table';
 
 /** The form in which an e-mail address is unique: trimmed and lowercased. */
 export function normalizeEmail(email: string): string {

@@ -9,7 +9,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/dynamodb-client';
 import { requireEnv } from '../aws/require-env';
 import type { Invitation, InvitationStore } from '../../core/invitations/types';
-import { DynamoTable, ENTITIES_TABLE_ENV, plain, queryAll, withoutAttributes } from './shared';
+import { DynamoTable, ENTITIES_TABLE_ENV, plain, queryAll, withoutAttributes } from './dynamo-table';
 
 const invitationKey = (invitationId: string) => ({ pk: `INVITE#${invitationId}`, sk: 'INVITE' });
 

@@ -23,7 +23,7 @@ import {
   readPointedBlob,
   requireBlobStore,
   withoutAttributes,
-} from './shared';
+} from './dynamo-table';
 
 export { type DynamoJobStoreOptions, requestBlobKey } from './job-writer';
 

@@ -17,7 +17,7 @@ import {
   putIfAbsent,
   requireBlobStore,
   withoutAttributes,
-} from './shared';
+} from './dynamo-table';
 
 export const jobKey = (taskId: string) => ({ pk: `JOB#${taskId}`, sk: 'JOB' });
 export const internalJobAttributes = ['requestJson', 'requestBlobKey', 'ttl'] as const;

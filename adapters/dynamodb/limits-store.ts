@@ -44,7 +44,7 @@ import {
   type Item,
   LIMITS_TABLE_ENV,
   withoutLimits,
-} from './shared';
+} from './dynamo-table';
 
 const runCostKey = (executionId: string) => ({ pk: `RUNCOST#${executionId}`, sk: 'RUNCOST' });
 const tatAttribute = (bucketId: string) => `tat_${bucketId}`;
@@ -125,7 +125,7 @@ export class DynamoLimitsStore extends DynamoTable implements LimitsStore {
     const owner = this.ownerItem(ownerKey);
     const guard = options.guard;
     // Conditions are kept to single clauses without parentheses: the local emulator parses each
-    // expression once per process (local/stack/dynalite-caches.ts), but a compound one's first parse
+    // expression once per process (local/emulators/dynalite-caches.ts), but a compound one's first parse
     // costs about as much CPU again as the update. A guard's plan equality also proves the item exists.
     const conditionOf = (condition: string) =>
       [

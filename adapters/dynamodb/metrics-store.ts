@@ -17,7 +17,7 @@ import {
 } from '../../core/metrics/types';
 import { dynamoDocumentClient } from '../aws/dynamodb-client';
 import { requireEnv } from '../aws/require-env';
-import { DynamoTable, type Item, METRICS_TABLE_ENV, queryAll } from './shared';
+import { DynamoTable, type Item, METRICS_TABLE_ENV, queryAll } from './dynamo-table';
 
 /** How long an hour's counters stay: over a year, so a dashboard can compare with the same month last year. */
 export const metricsRetentionInDays = 400;

@@ -42,7 +42,7 @@ import {
   readPointedBlob,
   requireBlobStore,
   withoutAttributes,
-} from './shared';
+} from './dynamo-table';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 const inlineBodyLimitInBytes = 64 * 1024;

@@ -24,7 +24,7 @@ import {
   isConditionalCheckFailed,
   plain,
   withoutAttributes,
-} from './shared';
+} from './dynamo-table';
 
 const groupPrefix = 'PGROUP#';
 const memberPrefix = 'PGMEMBER#';

@@ -8,7 +8,7 @@
 import { dynamoDocumentClient } from '../aws/dynamodb-client';
 import { requireEnv } from '../aws/require-env';
 import type { RunSlotStore } from '../../core/limits/run-slots';
-import { DynamoTable, LIMITS_TABLE_ENV } from './shared';
+import { DynamoTable, LIMITS_TABLE_ENV } from './dynamo-table';
 
 const slotsKey = (workspaceId: string) => ({ pk: `RUNS#${workspaceId}`, sk: 'RUNS' });
 

@@ -23,7 +23,7 @@ import {
   isConditionalCheckFailed,
   plain,
   withoutAttributes,
-} from './shared';
+} from './dynamo-table';
 
 const SCHEDULES_PARTITION = 'SCHEDULES';
 

@@ -22,7 +22,7 @@ import {
   putIfAbsent,
   queryAll,
   withoutAttributes,
-} from './shared';
+} from './dynamo-table';
 
 const webhookKey = (path: string) => ({ pk: `WEBHOOK#${path}`, sk: 'HOOK' });
 

@@ -30,7 +30,7 @@ import {
   requireBlobStore,
   withoutAttributes,
   readPointedBlob,
-} from './shared';
+} from './dynamo-table';
 
 /** Attributes that carry the graph in an item; replaced by `state` in the domain object. */
 const STATE_ATTRIBUTES = ['stateJson', 'stateBlobKey'] as const;

@@ -1,7 +1,7 @@
 /**
  * What a loop or parallel block will do, from its resolved config: how many
- * iterations or branches, the item of each, and for `while`/`doWhile` the condition. The scheduler
- * (scheduler.ts) runs the body; this module only reads config, so graph validation shares it.
+ * iterations or branches, the item of each, and for `while`/`doWhile` the condition. The step runner
+ * (step/loops-and-parallels.ts) runs the body; this module only reads config, so graph validation shares it.
  */
 import { BlockError, type ConfigResolver } from './blocks/types';
 import type { Block, EngineLimits } from './types';

@@ -1,7 +1,7 @@
 /**
  * The run's cost object (USD). Model blocks report what each call used; the run adds it up per model.
  */
-import type { CostSummary, ModelCost, TokenCounts } from './types';
+import type { CostSummary, ModelCost, TokenCounts, TraceSpan } from './types';
 import { roundedUsd } from '../money';
 
 /** What one model call used and cost. */
@@ -69,4 +69,12 @@ export function mergeCosts(a: CostSummary, b: CostSummary): CostSummary {
     merged = addModelUsage(merged, { model, input: cost.input, output: cost.output, tokens: cost.tokens });
   }
   return merged;
+}
+
+/** Adds a block's model call to the run's cost, and shows it on the block's span. */
+export function recordModelUsage(run: { cost: CostSummary }, span: TraceSpan, usage: ModelUsage): void {
+  run.cost = addModelUsage(run.cost, usage);
+  span.model = usage.model;
+  span.tokens = { ...usage.tokens };
+  span.cost = modelCostOf(usage);
 }

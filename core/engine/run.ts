@@ -4,8 +4,8 @@
  * ends, the only work left is waiting for `wait` blocks, or the step's time budget is used up.
  *
  * The checkpoint holds no environment values: each step is given the (decrypted) environment and
- * uses it only in memory. How blocks, loops, parallels and child workflows are scheduled is in
- * scheduler.ts; the block types themselves are in blocks/.
+ * uses it only in memory. How blocks, loops, parallels and child workflows are run is in
+ * step/ (runner.ts); the block types themselves are in blocks/.
  */
 import { graphViolations, refusalOf } from '../permissions/check';
 import { sleepOf } from './blocks/wait';
@@ -16,11 +16,11 @@ import {
   type CheckpointContext,
   mainGraph,
   rootFrameId,
-  Scheduler,
   type StepOptions,
   type StepResult,
   workflowFrame,
-} from './scheduler';
+} from './checkpoint';
+import { StepRunner } from './step/runner';
 import { indexGraph } from './scopes';
 import type { EngineDeps, EngineLimits, RunContext, RunResult } from './types';
 
@@ -36,7 +36,7 @@ export type {
   StepOptions,
   StepResult,
   WorkflowFrameState,
-} from './scheduler';
+} from './checkpoint';
 
 /**
  * Validates the graph (throws `ValidationError`; literal loop iterations and parallel counts are
@@ -104,7 +104,7 @@ export async function runStepInPlace(
   if (checkpoint.version !== 2) {
     throw new Error(`Checkpoint version ${String(checkpoint.version)} is not supported by this engine`);
   }
-  return new Scheduler(checkpoint, deps, options).run();
+  return new StepRunner(checkpoint, deps, options).run();
 }
 
 /** A copy the step may change. Graphs are never changed by a run, so they are shared rather than copied. */

@@ -6,13 +6,12 @@
  * unspecified, multicast, broadcast, reserved, unique-local, documentation and benchmarking ranges,
  * cloud metadata addresses and names, and IPv6 forms that embed a refused IPv4 address
  * (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64, 6to4). Hosts are normalized the way WHATWG
- * URL parsing does it, so `2130706433`, `0177.0.0.1` and `0x7f.1` are all 127.0.0.1 here as well.
- *
- * No ipaddr.js here: every route reaches this module through the ID token verifier's issuer check,
- * and only the allowlist (built where outbound requests are made) needs it.
+ * URL parsing does it, so `2130706433`, `0177.0.0.1` and `0x7f.1` are all 127.0.0.1 here as well;
+ * the normalized addresses are then read by ipaddr.js, the guard's one address parser (ipaddr.ts).
  */
 
 import type { OutboundAllowlist } from './allowlist';
+import { loadIpaddr } from './ipaddr';
 
 export type AddressCategory =
   | 'loopback'
@@ -88,54 +87,17 @@ const allowed: AddressVerdict = { allowed: true };
 // Parsing
 // ---------------------------------------------------------------------------------------------
 
-const dottedQuad = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
+/** Four-part decimal only: WHATWG URL parsing has already turned every other IPv4 form into it. */
 function parseIpv4(text: string): Uint8Array | undefined {
-  const match = dottedQuad.exec(text);
-  if (!match) return undefined;
-  const parts = match.slice(1).map(Number);
-  if (parts.some((part) => part > 255)) return undefined;
-  return Uint8Array.from(parts);
+  const { IPv4 } = loadIpaddr();
+  return IPv4.isValidFourPartDecimal(text) ? Uint8Array.from(IPv4.parse(text).octets) : undefined;
 }
 
+/** In brackets or not, with a zone id or not (the zone only scopes an address; it is dropped). */
 function parseIpv6(text: string): Uint8Array | undefined {
-  let source = text;
-  if (source.startsWith('[') && source.endsWith(']')) source = source.slice(1, -1);
-  const zone = source.indexOf('%');
-  if (zone >= 0) source = source.slice(0, zone);
-  if (!/^[0-9a-fA-F:.]+$/.test(source)) return undefined;
-  if (source.includes('.')) {
-    // An embedded IPv4 address in the last position becomes two groups.
-    const lastColon = source.lastIndexOf(':');
-    const v4 = parseIpv4(source.slice(lastColon + 1));
-    if (!v4) return undefined;
-    const high = ((v4[0] << 8) | v4[1]).toString(16);
-    const low = ((v4[2] << 8) | v4[3]).toString(16);
-    source = `${source.slice(0, lastColon + 1)}${high}:${low}`;
-  }
-  const halves = source.split('::');
-  if (halves.length > 2) return undefined;
-  const groupsOf = (part: string): number[] | undefined => {
-    if (part === '') return [];
-    const groups: number[] = [];
-    for (const group of part.split(':')) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return undefined;
-      groups.push(Number.parseInt(group, 16));
-    }
-    return groups;
-  };
-  const head = groupsOf(halves[0]);
-  const tail = halves.length === 2 ? groupsOf(halves[1]) : [];
-  if (!head || !tail) return undefined;
-  const count = head.length + tail.length;
-  if (halves.length === 2 ? count > 7 : count !== 8) return undefined;
-  const groups = [...head, ...new Array<number>(8 - count).fill(0), ...tail];
-  const bytes = new Uint8Array(16);
-  groups.forEach((group, index) => {
-    bytes[index * 2] = group >> 8;
-    bytes[index * 2 + 1] = group & 0xff;
-  });
-  return bytes;
+  const source = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  const { IPv6 } = loadIpaddr();
+  return IPv6.isValid(source) ? Uint8Array.from(IPv6.parse(source).toByteArray()) : undefined;
 }
 
 /** Parses a URL's hostname (IPv6 in brackets) as WHATWG URL serializes it. */

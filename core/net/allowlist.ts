@@ -5,27 +5,13 @@
  * addresses match their IPv4 entries. The policy never lets cloud metadata addresses through,
  * listed or not (core/net/address-policy.ts).
  *
- * ipaddr.js is loaded with the first entry read or address matched: it is kept out of the bundles
- * and installed beside the functions that make outbound requests (lib/bundling.ts), so a
- * deployment without an allowlist never loads it.
+ * ipaddr.js is loaded on first use (core/net/ipaddr.ts).
  *
  *   OUTBOUND_ALLOWLIST="hooks.intranet, 10.20.0.0/16, 127.0.0.1:4000, [::1]:4000, [fd00::/8]:443"
  */
-import { createRequire } from 'node:module';
-import type * as Ipaddr from 'ipaddr.js';
+import { type Ipaddr, loadIpaddr } from './ipaddr';
 
 type Range = [Ipaddr.IPv4 | Ipaddr.IPv6, number];
-
-let ipaddrModule: typeof Ipaddr | undefined;
-
-function loadIpaddr(): typeof Ipaddr {
-  // A CommonJS bundle has no import.meta.url and requires ipaddr.js from beside it; the sources
-  // (and the local server's ES module build) require it from node_modules.
-  ipaddrModule ??= (
-    import.meta.url ? createRequire(import.meta.url)('ipaddr.js') : require('ipaddr.js')
-  ) as typeof Ipaddr;
-  return ipaddrModule;
-}
 
 type Entry = { kind: 'name'; name: string; port?: number } | { kind: 'range'; range: Range; port?: number };
 

@@ -16,7 +16,7 @@
  * croner (about 33 KB) is loaded with the first cron parsed or evaluated: it is kept out of the
  * bundles and installed beside the functions that handle schedules (lib/bundling.ts), so those that
  * only write a schedule's EventBridge expression or a rate never load it. Synchronously, because
- * the local scheduler evaluates crons in synchronous code.
+ * the local schedule firer evaluates crons in synchronous code.
  */
 import { createRequire } from 'node:module';
 import type { Cron } from 'croner';
@@ -175,7 +175,7 @@ export interface EventBridgeExpression {
   timezone: string;
   /**
    * For a rate: its next fire, as EventBridge's StartDate, so that AWS fires on the same minutes
-   * as the local scheduler and `nextRunAt` say (without one, EventBridge starts at once).
+   * as the local schedule firer and `nextRunAt` say (without one, EventBridge starts at once).
    */
   startDate?: Date;
 }

@@ -192,7 +192,7 @@ export function fireExecutionId(workflowId: string, scheduledTime: string): stri
 }
 
 /**
- * EventBridge writes `2025-01-01T09:00:00Z`, the local scheduler `2025-01-01T09:00:00.000Z`: both
+ * EventBridge writes `2025-01-01T09:00:00Z`, the local schedule firer `2025-01-01T09:00:00.000Z`: both
  * become the latter, so one fire has one id whoever sent it.
  */
 function fireTime(scheduledTime: string): string {

@@ -19,7 +19,7 @@ export interface Schedule {
   /** The user who put the schedule: its runs act as them, and stop once they may no longer write. */
   userId: string;
   /**
-   * The next fire the local scheduler waits for, advanced by it after each fire; null when the
+   * The next fire the local schedule firer waits for, advanced by it after each fire; null when the
    * schedule is disabled or will never fire again. In AWS EventBridge keeps its own clock, so
    * answers compute the next fire from the time of asking instead of reading this.
    */

@@ -1,5 +1,5 @@
 import { notificationRoutes } from '../../catalog/notification-routes';
-import { createNotification } from '../../core/notifications/service';
+import { createNotification } from '../../core/notifications/subscriptions';
 import { created } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';

@@ -1,5 +1,5 @@
 import { notificationRoutes } from '../../catalog/notification-routes';
-import { deleteNotification } from '../../core/notifications/service';
+import { deleteNotification } from '../../core/notifications/subscriptions';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';

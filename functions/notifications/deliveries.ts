@@ -1,5 +1,5 @@
 import { notificationRoutes } from '../../catalog/notification-routes';
-import { listDeliveries } from '../../core/notifications/service';
+import { listDeliveries } from '../../core/notifications/subscriptions';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';

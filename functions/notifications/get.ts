@@ -1,5 +1,5 @@
 import { notificationRoutes } from '../../catalog/notification-routes';
-import { getNotification } from '../../core/notifications/service';
+import { getNotification } from '../../core/notifications/subscriptions';
 import { ok } from '../http/responses';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';

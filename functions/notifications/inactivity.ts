@@ -3,7 +3,7 @@
 import '../settings/workers';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { checkInactivity } from '../../core/notifications/service';
+import { checkInactivity } from '../../core/notifications/dispatch';
 import { logInvocation, loggerOf } from '../http/logger';
 import { inactivityDeps } from '../wiring/notifications';
 

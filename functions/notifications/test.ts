@@ -1,5 +1,5 @@
 import { notificationRoutes } from '../../catalog/notification-routes';
-import { sendTestEvent } from '../../core/notifications/service';
+import { sendTestEvent } from '../../core/notifications/subscriptions';
 import { httpRoute } from '../http/route';
 import { notificationDeps } from '../wiring/notifications';
 

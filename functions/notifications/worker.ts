@@ -7,7 +7,8 @@
 import '../settings/workers';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { attemptDelivery, dispatchEvent } from '../../core/notifications/service';
+import { attemptDelivery } from '../../core/notifications/attempts';
+import { dispatchEvent } from '../../core/notifications/dispatch';
 import type { NotificationMessage } from '../../core/notifications/types';
 import { logInvocation, loggerOf } from '../http/logger';
 import { notificationWorkerDeps } from '../wiring/notification-worker';

@@ -1,6 +1,6 @@
 import { requireEnv } from '../../adapters/aws/require-env';
 import { DynamoIdentityStore } from '../../adapters/dynamodb/identity-store';
-import { ENTITIES_TABLE_ENV } from '../../adapters/dynamodb/shared';
+import { ENTITIES_TABLE_ENV } from '../../adapters/dynamodb/dynamo-table';
 import type { IdentityDeps } from '../../core/identity/service';
 import { withLookupCache } from '../../core/identity/lookup-cache';
 import { withOwnerChanges } from '../../core/limits/owner-changes';

@@ -5,7 +5,8 @@
 import { DynamoNotificationStore } from '../../adapters/dynamodb/notification-store';
 import { SqsNotificationQueue } from '../../adapters/sqs/notification-queue';
 import { workflowDeps } from './workflows';
-import type { InactivityDeps, NotificationDeps } from '../../core/notifications/service';
+import type { InactivityDeps } from '../../core/notifications/dispatch';
+import type { NotificationDeps } from '../../core/notifications/subscriptions';
 import { environmentCipher } from './environment';
 import { identityDeps } from './identity';
 import { blobStore } from './storage';

@@ -4,7 +4,7 @@
  */
 import { admitFire } from '../../core/runs/admission';
 import { runAdmissionDeps } from './limits';
-import { EventBridgeScheduleRegistry } from '../../adapters/aws/eventbridge-scheduler';
+import { EventBridgeScheduleRegistry } from '../../adapters/aws/eventbridge-schedule-registry';
 import { DynamoScheduleStore } from '../../adapters/dynamodb/schedule-store';
 import { DynamoWorkflowStore } from '../../adapters/dynamodb/workflow-store';
 import { buckets } from '../../catalog/resources';

@@ -1,9 +1,9 @@
 /**
- * Turns one function's `ResourceAccess` (from the catalogue) into least-privilege IAM statements on
+ * Turns one function's `ResourceAccess` (from the catalog) into least-privilege IAM statements on
  * the function's role and into the environment variables that tell the handler where each resource
  * is. Statements are written out rather than taken from CDK's `grant*` helpers, so that they name
  * exact actions (no `s3:GetObject*`, no `dynamodb:Scan`: the design forbids scans on request paths)
- * and exact index ARNs from the catalogue (no `index/*`).
+ * and exact index ARNs from the catalog (no `index/*`).
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -101,7 +101,7 @@ export class ResourceAccessGrant extends Construct {
       const table = resources.tables[name];
       const indexArns = tables[name].indexes.map((index) => `${table.tableArn}/index/${index.name}`);
       allow(tableActions.read, [table.tableArn]);
-      // Queries on the catalogue's GSIs; items are only read through an index, never written.
+      // Queries on the catalog's GSIs; items are only read through an index, never written.
       if (indexArns.length > 0) allow(['dynamodb:Query'], indexArns);
       if (level === 'readWrite') allow(tableActions.write, [table.tableArn]);
       setEnv(tables[name].envVar, table.tableName);
@@ -188,7 +188,7 @@ export class ResourceAccessGrant extends Construct {
     for (const [name, level] of entries<KeyName, KeyAccess>(access.keys)) {
       const key = resources.keys[name];
       const contextKey = `kms:EncryptionContext:${keys[name].encryptionContextKey}`;
-      // Only with the catalogue's encryption context entry present, so every data key is bound to one.
+      // Only with the catalog's encryption context entry present, so every data key is bound to one.
       fn.addToRolePolicy(
         new iam.PolicyStatement({
           actions: [...keyActions[level]],
@@ -267,7 +267,7 @@ export class ResourceAccessGrant extends Construct {
             reason:
               'Object keys in the files bucket are generated at run time (uploads, run outputs, trace spans), ' +
               'so object actions are granted on <bucket ARN>/*; actions are listed one by one and the ' +
-              'catalogue decides read or readWrite per function.',
+              'catalog decides read or readWrite per function.',
             appliesTo: [{ regex: '/^Resource::.*Bucket.*\\/\\*$/g' }],
           },
         ],

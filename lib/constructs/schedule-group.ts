@@ -34,7 +34,7 @@ export class WorkflowScheduleGroup extends Construct {
   /** Assumed by EventBridge Scheduler to send each fire to the queue. */
   readonly role: iam.Role;
   readonly queue: sqs.IQueue;
-  /** The catalogue's variables that tell a managing function where schedules go. */
+  /** The catalog's variables that tell a managing function where schedules go. */
   readonly environment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: WorkflowScheduleGroupProps) {

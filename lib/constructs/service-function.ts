@@ -1,7 +1,7 @@
 /**
  * One Lambda function of the service (an API route or a worker), built the same way everywhere:
  * nodejs22.x on arm64, X-Ray active tracing, its own log group with a retention, its own role that
- * may write only to that log group, the shared esbuild options, and the catalogue's resource access
+ * may write only to that log group, the shared esbuild options, and the catalog's resource access
  * turned into grants and environment variables.
  */
 import { Duration } from 'aws-cdk-lib';

@@ -14,7 +14,7 @@
  */
 import { functionSettings } from '../../catalog/settings';
 import { switchNames } from '../../core/config/switches';
-import { LOCAL_REGION } from '../stack/constants';
+import { LOCAL_REGION } from '../emulators/constants';
 
 export class TemplateEnvironmentError extends Error {
   readonly status = 500;

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../stack/constants';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../emulators/constants';
 
 /** What a function answers when its handler throws or its init fails: Lambda's error shape. */
 export interface LambdaErrorShape {

@@ -3,7 +3,7 @@
  * machine task is served by its Lambda artifact under dist/functions/<id>/ (./function-host.ts), with
  * the environment its synthesized template gives it (./environment.ts), and calls the AWS APIs
  * through its own SDK clients: the local stack's emulators, and for Step Functions, KMS, Secrets
- * Manager, EventBridge Scheduler and SES the local stand-ins (../stack/aws-api-server.ts).
+ * Manager, EventBridge Scheduler and SES the local stand-ins (../emulators/aws-api-server.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -15,15 +15,15 @@ import { edgeSecretEnvVar } from '../../catalog/site';
 import type { ResponseSink } from '../../functions/http/streaming-route';
 import type { StateMachineStarter } from '../../core/runs/by-reference';
 import type { ArtifactManifest } from '../../scripts/function-artifacts';
-import { startAwsApiServer } from '../stack/aws-api-server';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../stack/constants';
-import type { RunningService } from '../stack/http-server';
-import { createKmsApi } from '../stack/kms-api';
-import type { LocalStack } from '../stack';
-import { createSchedulerApi } from '../stack/scheduler-api';
-import { createSecretsManagerApi } from '../stack/secrets-manager-api';
-import { createSesApi } from '../stack/ses-api';
-import { createSfnApi } from '../stack/sfn-api';
+import { startAwsApiServer } from '../emulators/aws-api-server';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../emulators/constants';
+import type { RunningService } from '../emulators/http-server';
+import { createKmsApi } from '../emulators/kms-api';
+import type { LocalEmulators } from '../emulators';
+import { createEventBridgeSchedulerApi } from '../emulators/eventbridge-scheduler-api';
+import { createSecretsManagerApi } from '../emulators/secrets-manager-api';
+import { createSesApi } from '../emulators/ses-api';
+import { createSfnApi } from '../emulators/sfn-api';
 import { functionEnvironment, lambdaRuntimeVariables } from './environment';
 import { processVariables } from '../settings';
 import { BundleFunction } from './function-host';
@@ -37,10 +37,10 @@ export interface BundleHostOptions {
   runtimeSdkDir: string;
   /** NODE_PATH of the functions: the runtime's SDK (./artifacts.ts). */
   nodePath: string;
-  stack: LocalStack;
+  stack: LocalEmulators;
   starter: StateMachineStarter;
   adminKey: string;
-  /** Has the local scheduler look at the stored schedules again. */
+  /** Has the local schedule firer look at the stored schedules again. */
   wakeScheduler(): void;
   /** Tests only: outbound requests may reach loopback (`OUTBOUND_ALLOWLIST` of every function). */
   allowLoopbackOutbound?: boolean;
@@ -96,7 +96,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
     }),
     createKmsApi(keyFiles),
     createSecretsManagerApi(secretValues),
-    createSchedulerApi(options.wakeScheduler),
+    createEventBridgeSchedulerApi(options.wakeScheduler),
     createSesApi(stack.env.NOTIFICATION_OUTBOX_DIR),
   ]);
   const endpoints: Record<string, string> = {
@@ -150,7 +150,7 @@ export async function startBundleHost(options: BundleHostOptions): Promise<Bundl
   }
   const functionOf = (id: string) => {
     const found = functions.get(id);
-    if (!found) throw new Error(`No artifact for function ${id}: the manifest is older than the catalogue`);
+    if (!found) throw new Error(`No artifact for function ${id}: the manifest is older than the catalog`);
     return found;
   };
 

@@ -201,7 +201,7 @@ describe('function bundles', () => {
 });
 
 describe('the CDK app', () => {
-  /** Every function of a synthesized app, by catalogue id. */
+  /** Every function of a synthesized app, by catalog id. */
   function deployedFunctions(context: Record<string, unknown>): Map<string, ServiceFunction> {
     const { stacks } = synthesizeApp(context);
     return new Map<string, ServiceFunction>([
@@ -210,13 +210,21 @@ describe('the CDK app', () => {
     ]);
   }
   const installedBeside = (fn: ServiceFunction | undefined) => [...(fn?.bundling.nodeModules ?? [])].sort();
-  /** What a function's bundle may load on demand, jose only where ID tokens are taken (`singleSignOn`). */
-  const loadedOnDemand = (fn: RouteDefinition | WorkerDefinition, singleSignOn: boolean) =>
-    reachedPackages(fn.id).filter(
+  /**
+   * What a function's bundle may load on demand: jose only where ID tokens are taken (`singleSignOn`),
+   * and ipaddr.js, which every route reaches through the ID token verifier's issuer check, only where
+   * addresses are checked: outbound requests, or ID tokens taken.
+   */
+  const loadedOnDemand = (fn: RouteDefinition | WorkerDefinition, singleSignOn: boolean) => {
+    const takesIdTokens = singleSignOn && 'auth' in fn && acceptsIdToken(fn);
+    const checksAddresses = takesIdTokens || fn.runsBlocks === true || fn.makesOutboundRequests === true;
+    const among = (modules: readonly string[], name: string) => modules.includes(name);
+    return reachedPackages(fn.id).filter(
       (name) =>
-        !(onDemandModules.singleSignOn as readonly string[]).includes(name) ||
-        (singleSignOn && 'auth' in fn && acceptsIdToken(fn)),
+        (!among(onDemandModules.singleSignOn, name) || takesIdTokens) &&
+        (!among(onDemandModules.outboundRequests, name) || checksAddresses),
     );
+  };
 
   it('installs beside each function exactly what its bundle loads on demand, jose nowhere', () => {
     // Act

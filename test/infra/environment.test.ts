@@ -1,6 +1,6 @@
 /**
  * The environment key: a customer-managed KMS key with rotation in the data stack, used by exactly
- * the functions whose catalogue access names it, each with only the KMS action its level allows
+ * the functions whose catalog access names it, each with only the KMS action its level allows
  * (encrypt: GenerateDataKey; decrypt: Decrypt) and only with the workspace encryption context.
  */
 import { Stack } from 'aws-cdk-lib';
@@ -43,9 +43,9 @@ function environmentOf(fn: ServiceFunction): Record<string, unknown> {
 const byId = (id: string) => functions.find((candidate) => candidate.id === id)!;
 
 describe('environment key', () => {
-  it('is one customer-managed symmetric key per catalogue key (beside the alarm topic key), with rotation, kept on delete', () => {
+  it('is one customer-managed symmetric key per catalog key (beside the alarm topic key), with rotation, kept on delete', () => {
     const keyResources = ofType(data, 'AWS::KMS::Key');
-    // Beside the catalogue's keys, only the alarm topic's own (test/infra/jobs.test.ts).
+    // Beside the catalog's keys, only the alarm topic's own (test/infra/jobs.test.ts).
     expect(keyResources.map(([id]) => id).sort()).toEqual(
       [
         ...Object.keys(keys).map((name) => logicalIdOf(stacks.data.keys[name as keyof typeof keys])),

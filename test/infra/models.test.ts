@@ -1,5 +1,5 @@
 /**
- * Bedrock: only functions whose catalogue access says `models: 'invoke'` may call models, and only to
+ * Bedrock: only functions whose catalog access says `models: 'invoke'` may call models, and only to
  * invoke. The deployment's model endpoints (context) reach the functions that run blocks, and no other.
  */
 import { Stack } from 'aws-cdk-lib';

@@ -157,7 +157,7 @@ describe('WorkflowScheduleGroup', () => {
     ]);
   });
 
-  it('gives the environment a managing function needs, named as the catalogue names it', () => {
+  it('gives the environment a managing function needs, named as the catalog names it', () => {
     // Act
     const { stack, group, queue } = build();
 

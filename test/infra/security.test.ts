@@ -1,5 +1,5 @@
 /**
- * Least privilege, stack sizes and cdk-nag: every function may do exactly what its catalogue access
+ * Least privilege, stack sizes and cdk-nag: every function may do exactly what its catalog access
  * says, no stack nears CloudFormation's resource limit, and the AwsSolutions pack reports no
  * unsuppressed error, each suppression carrying its justification.
  */

@@ -1,6 +1,6 @@
 /**
- * The synthesized stacks match the catalogue: one function per route and worker, every route on the
- * REST API wired to its own function, the tables, queues and bucket as the catalogue and the design
+ * The synthesized stacks match the catalog: one function per route and worker, every route on the
+ * REST API wired to its own function, the tables, queues and bucket as the catalog and the design
  * ask, and the two state machines built from the one definition.
  */
 import { Stack } from 'aws-cdk-lib';
@@ -128,7 +128,7 @@ describe('functions', () => {
     }
   });
 
-  it('take memory and timeout from the catalogue, or 256 MB and 10 s', () => {
+  it('take memory and timeout from the catalog, or 256 MB and 10 s', () => {
     for (const route of allRoutes) {
       const properties = resourceOf(routeFunction(route)).Properties;
       expect(properties.MemorySize, route.id).toBe(route.memoryInMb ?? defaultMemoryInMb);
@@ -367,7 +367,7 @@ describe('data', () => {
 
   it('makes every service secret in Secrets Manager, generated, never written in the template', () => {
     const secretResources = ofType(data, 'AWS::SecretsManager::Secret');
-    // The admin key, the edge secret and the catalogue's secrets.
+    // The admin key, the edge secret and the catalog's secrets.
     expect(secretResources).toHaveLength(2 + Object.keys(secrets).length);
     for (const name of Object.keys(secrets)) {
       const secret = data[logicalIdOf(stacks.data.secrets[name as keyof typeof secrets])].Properties;
@@ -379,7 +379,7 @@ describe('data', () => {
     expect(edge.SecretString).toBeUndefined();
   });
 
-  it('gives every queue a dead-letter queue with the catalogue maxReceiveCount, SSE and TLS only', () => {
+  it('gives every queue a dead-letter queue with the catalog maxReceiveCount, SSE and TLS only', () => {
     const queueResources = ofType(data, 'AWS::SQS::Queue');
     expect(queueResources).toHaveLength(Object.keys(queues).length * 2);
     for (const [name, definition] of Object.entries(queues)) {

@@ -4,7 +4,7 @@
  * definition with its own interpreter).
  */
 import { renderExecutionDefinition } from '../../catalog/execution-definition';
-import { DEFAULT_FUNCTION_ARN_PREFIX } from '../../local/stack/step-functions';
+import { DEFAULT_FUNCTION_ARN_PREFIX } from '../../local/emulators/step-functions';
 
 /**
  * Validates the rendered definition against the Amazon States Language (asl-validator through

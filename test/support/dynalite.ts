@@ -1,4 +1,4 @@
-/** The local stack's dynalite (local/stack/dynamodb.ts) as its integration tests reach it: over HTTP, through the SDK. */
+/** The local stack's dynalite (local/emulators/dynamodb.ts) as its integration tests reach it: over HTTP, through the SDK. */
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { type RunningDynamoDb, startDynamoDb } from '../../local/stack/dynamodb';
+import { type RunningDynamoDb, startDynamoDb } from '../../local/emulators/dynamodb';
 
 /** A client of the emulator over HTTP. */
 export function dynaliteClientOf(dynamodb: RunningDynamoDb): DynamoDBClient {

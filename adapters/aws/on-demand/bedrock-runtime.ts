@@ -1,4 +1,4 @@
-/** What of client-bedrock-runtime adapters/models/bedrock.ts calls, loaded with its first Bedrock call (see ./s3.ts). */
+/** What of client-bedrock-runtime adapters/llm/bedrock.ts calls, loaded with its first Bedrock call (see ./s3.ts). */
 export {
   BedrockRuntimeClient,
   BedrockRuntimeServiceException,

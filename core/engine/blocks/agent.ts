@@ -1,5 +1,5 @@
-import { parseResponseFormat } from '../../models/response-format';
-import { type ModelCallRequest, modelTimeoutInMs, usageOfCall } from '../../models/usage';
+import { parseResponseFormat } from '../../llm/response-format';
+import { type ModelCallRequest, modelTimeoutInMs, usageOfCall } from '../../llm/usage';
 import type { Block, EngineDeps, ModelGateway } from '../types';
 import { BlockError, type BlockDefinition, type ConfigResolver } from './types';
 

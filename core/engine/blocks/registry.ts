@@ -26,7 +26,7 @@ const definitions: ReadonlyMap<string, BlockDefinition> = new Map(
   ].map((definition) => [definition.type, definition]),
 );
 
-/** Run by the scheduler itself (scheduler.ts), not through a definition. */
+/** Run by the step runner itself (step/), not through a definition. */
 const scheduledTypes = ['loop', 'parallel', 'workflow'];
 
 export function supportedBlockTypes(): string[] {

@@ -1,5 +1,5 @@
-import { parseStructuredAnswer } from '../../models/response-format';
-import { type ModelCallRequest, modelTimeoutInMs, usageOfCall } from '../../models/usage';
+import { parseStructuredAnswer } from '../../llm/response-format';
+import { type ModelCallRequest, modelTimeoutInMs, usageOfCall } from '../../llm/usage';
 import type { JsonSchema } from '../types';
 import {
   modelGatewayOf,

@@ -1,6 +1,6 @@
 /**
- * What a block type is to the scheduler. Apart from the three that open frames of their own (`loop`,
- * `parallel`, `workflow`), the scheduler knows no block type by name: everything a type does
+ * What a block type is to the step runner. Apart from the three that open frames of their own (`loop`,
+ * `parallel`, `workflow`), the step runner knows no block type by name: everything a type does
  * differently (how its config resolves, which edges it follows, whether it ends the run, what it
  * costs, whether it waits) comes back through these shapes, so a new type is a new module plus a
  * registry entry.

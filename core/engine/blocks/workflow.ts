@@ -1,6 +1,6 @@
 /**
  * The `workflow` block runs another deployed workflow of the same workspace inside this execution.
- * The scheduler runs the child graph itself, as a frame of the same run (scheduler.ts): its blocks
+ * The step runner runs the child graph itself, as a frame of the same run (step/child-workflows.ts): its blocks
  * share the step budget, waits, cancellation and cost, and their spans become the children of the
  * block's span. This module reads the config and loads the child.
  *

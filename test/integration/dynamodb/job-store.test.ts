@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoJobStore, requestBlobKey } from '../../../adapters/dynamodb/job-store';
-import { INLINE_LIMIT_IN_BYTES } from '../../../adapters/dynamodb/shared';
+import { INLINE_LIMIT_IN_BYTES } from '../../../adapters/dynamodb/dynamo-table';
 import { newId } from '../../../core/ids';
 import type { Job } from '../../../core/jobs/types';
 import type { ExecutionRequest } from '../../../core/runs/types';

@@ -1,18 +1,18 @@
 /**
- * A private dynalite (the DynamoDB API, in memory, on loopback) with the catalogue's tables,
+ * A private dynalite (the DynamoDB API, in memory, on loopback) with the catalog's tables,
  * reached through the real AWS SDK, plus an in-memory blob store for the S3-pointer cases.
  */
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand, type GetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
-import { ensureTables } from '../../../local/stack/catalogue-resources';
-import type { JsonBlobStore } from '../../../adapters/dynamodb/shared';
+import { ensureTables } from '../../../local/emulators/catalog-resources';
+import type { JsonBlobStore } from '../../../adapters/dynamodb/dynamo-table';
 
 export interface LocalDynamoDb {
   endpoint: string;
   client: DynamoDBDocumentClient;
-  /** Table names, as the catalogue names them. */
+  /** Table names, as the catalog names them. */
   entitiesTable: string;
   executionsTable: string;
   limitsTable: string;

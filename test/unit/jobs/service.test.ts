@@ -469,7 +469,7 @@ describe('failDeadLetteredJob', () => {
     slots.released = [];
   });
 
-  it('gives back the slot of the run among its workspace\'s runs in progress', async () => {
+  it("gives back the slot of the run among its workspace's runs in progress", async () => {
     // Prepare
     await enqueueRun(enqueueDeps(), aRequest());
 

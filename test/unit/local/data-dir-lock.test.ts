@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockDataDir } from '../../../local/stack/data-dir-lock';
+import { lockDataDir } from '../../../local/emulators/data-dir-lock';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 

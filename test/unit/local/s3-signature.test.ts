@@ -1,7 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkS3Request, type S3RequestToCheck } from '../../../local/stack/s3-signature';
+import { checkS3Request, type S3RequestToCheck } from '../../../local/emulators/s3-signature';
 
 const endpoint = 'http://127.0.0.1:4569';
 const signedAt = new Date('2026-03-01T10:00:00Z');

@@ -4,12 +4,9 @@ import { subscriptionOf } from '../../support/subscription';
 import type { SecretCipher } from '../../../core/environment/types';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../../core/net/http';
 import { OutboundRequestFailedError } from '../../../core/net/errors';
-import {
-  attemptDelivery,
-  checkInactivity,
-  deliveryIdOf,
-  dispatchEvent,
-} from '../../../core/notifications/service';
+import { attemptDelivery } from '../../../core/notifications/attempts';
+import { deliveryIdOf } from '../../../core/notifications/deliveries';
+import { checkInactivity, dispatchEvent } from '../../../core/notifications/dispatch';
 import type {
   AlertStateRecord,
   CompletionEvent,

@@ -1,8 +1,0 @@
-/** Names of the local account, shared by the emulators and the in-process state machine. */
-export const LOCAL_REGION = 'us-east-1';
-export const LOCAL_ACCOUNT_ID = '000000000000';
-
-/** ARN of a state machine of the catalogue on the local stack (it only names it: runs are in process). */
-export function localStateMachineArn(name: string): string {
-  return `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:stateMachine:${name}`;
-}
