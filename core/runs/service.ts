@@ -234,12 +234,17 @@ export async function finalizeRun(deps: FinalizeDeps, state: ExecutionState): Pr
     ...(await draftGraphOf(deps, state)),
     loggedAt: deps.now().toISOString(),
   };
-  // Counted with the entry's first write only, so a redelivered Finalize does not count the run twice.
-  if ((await deps.logs.putLogEntry(entry)) && deps.metrics) await recordRunMetrics(deps.metrics, entry);
-  await recordRunCost(deps.usage, state, entry.cost.total);
-  if (deps.slots) await releaseRunSlot({ slots: deps.slots }, state);
-  // A redelivered Finalize publishes the same event again; its deliveries are recorded once.
-  await deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime(), state.userId));
+  const firstWrite = await deps.logs.putLogEntry(entry);
+  // Once the entry is written, the rest of what a run's end records is independent, and written at
+  // once: a sync caller waits for Finalize. Each is safe to repeat when a failure redelivers it.
+  await Promise.all([
+    // Counted with the entry's first write only, so a redelivered Finalize does not count the run twice.
+    firstWrite && deps.metrics ? recordRunMetrics(deps.metrics, entry) : undefined,
+    recordRunCost(deps.usage, state, entry.cost.total),
+    deps.slots ? releaseRunSlot({ slots: deps.slots }, state) : undefined,
+    // A redelivered Finalize publishes the same event again; its deliveries are recorded once.
+    deps.notifications?.publishEvent(completionEventOf(entry, deps.now().getTime(), state.userId)),
+  ]);
   // The log entry settles an async run's job (core/jobs/service.ts); its duration is sampled.
   if (state.mode === 'async') await settleJob(deps, state, { durationInMs: entry.totalDurationMs });
   if (state.step?.status === 'done' && 'resultRef' in state.step.result) {
