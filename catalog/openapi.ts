@@ -86,7 +86,10 @@ function operation(route: RouteDefinition, options: OpenApiOptions): JsonSchema 
   }
   if (drawsTokens(route)) {
     responses['429'] = {
-      description: 'No token left in the bucket (code RATE_LIMIT_EXCEEDED)',
+      description:
+        route.rateLimit === undefined
+          ? 'No token left in the bucket (code RATE_LIMIT_EXCEEDED)'
+          : 'No token left in the bucket (code RATE_LIMIT_EXCEEDED), or the workspace has as many runs in progress as its plan allows (code CONCURRENCY_LIMIT_EXCEEDED)',
       headers: {
         'Retry-After': { description: 'Whole seconds until the next token', schema: { type: 'integer' } },
         ...rateLimitHeaders,

@@ -3,6 +3,8 @@ export type WorkflowErrorCode =
   | 'UNAUTHORIZED'
   | 'TIMEOUT'
   | 'RATE_LIMIT_EXCEEDED'
+  /** The workspace has as many runs in progress as its plan allows (429, with `Retry-After`). */
+  | 'CONCURRENCY_LIMIT_EXCEEDED'
   | 'USAGE_LIMIT_EXCEEDED'
   | 'EXECUTION_ERROR'
   | 'INVALID_JSON'
