@@ -231,6 +231,8 @@ export interface CancelDeps extends JobAccessDeps {
   jobs: Pick<JobStore, 'getJob' | 'updateJob'>;
   runs: Pick<ExecutionStarter, 'stopAsync'>;
   settledRunOf: SettledRunReader;
+  /** The workspaces' runs in progress: a cancelled run never reaches Finalize, so it gives its slot back here. */
+  slots: Pick<RunSlotStore, 'remove'>;
   now: () => Date;
 }
 
@@ -266,6 +268,7 @@ export async function cancelJob(deps: CancelDeps, principal: Principal, taskId: 
   }
   // Also for a queued job: its run may have started a moment ago, before it was marked processing.
   await deps.runs.stopAsync(taskId, 'Cancelled by the user');
+  await releaseRunSlot(deps, { workspaceId: job.workspaceId, executionId: taskId });
   return cancelled;
 }
 

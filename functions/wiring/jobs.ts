@@ -67,6 +67,7 @@ export function cancelDeps(): CancelDeps {
     jobs: jobStore(),
     runs: executionStarter(),
     settledRunOf: settledRunReader(),
+    slots: runSlotStore(),
     now,
   };
 }

@@ -403,7 +403,19 @@ describe('durationSampler', () => {
 });
 
 describe('cancelJob', () => {
-  const cancelDeps = () => ({ identity: member, jobs, runs, settledRunOf, now });
+  const cancelDeps = () => ({ identity: member, jobs, runs, settledRunOf, slots, now });
+
+  it("gives back the slot of the cancelled run among its workspace's runs in progress", async () => {
+    // Prepare
+    slots.released = [];
+    await enqueueRun(enqueueDeps(), aRequest());
+
+    // Act
+    await cancelJob(cancelDeps(), principal, 'task-1');
+
+    // Assess
+    expect(slots.released).toEqual([['ws-1', 'task-1']]);
+  });
 
   it('marks a processing job cancelled and stops its run', async () => {
     // Prepare
