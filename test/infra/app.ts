@@ -42,7 +42,10 @@ export function synthesizeApp(context: Record<string, unknown> = {}): Synthesize
     context?: Record<string, unknown>;
   };
   // An empty list of bundling stacks: no stack matches, so no NodejsFunction runs esbuild.
-  const app = new App({ context: { ...cdkJson.context, ...context, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    autoSynth: false,
+    context: { ...cdkJson.context, ...context, 'aws:cdk:bundling-stacks': [] },
+  });
   const stacks = createServiceApp(app);
   const everyStack = [
     stacks.data,

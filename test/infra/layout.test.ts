@@ -42,7 +42,11 @@ function synthesize(routeTable: readonly RouteDefinition[]): Deployment {
   };
   const outdir = mkdtempSync(join(tmpdir(), 'workflow-layout-'));
   outdirs.push(outdir);
-  const app = new App({ outdir, context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    outdir,
+    autoSynth: false,
+    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+  });
   createServiceApp(app, {}, { routes: routeTable, checks: false });
   const stacks = app
     .synth()

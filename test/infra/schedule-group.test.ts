@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { WorkflowScheduleGroup } from '../../lib/constructs/schedule-group';
 
 function build(options: { encrypted?: boolean } = {}) {
-  const app = new App();
+  const app = new App({ autoSynth: false });
   const stack = new Stack(app, 'Schedules', { env: { account: '123456789012', region: 'eu-central-1' } });
   const queue = new sqs.Queue(stack, 'JobsQueue', {
     enforceSSL: true,
@@ -61,7 +61,7 @@ describe('WorkflowScheduleGroup', () => {
 
   it('names the group uniquely when no name is given', () => {
     // Prepare
-    const stack = new Stack(new App(), 'Unnamed');
+    const stack = new Stack(new App({ autoSynth: false }), 'Unnamed');
     const queue = new sqs.Queue(stack, 'Queue');
 
     // Act

@@ -184,7 +184,8 @@ describe('single sign-on on', () => {
 });
 
 describe('single sign-on settings', () => {
-  const configOf = (context: Record<string, unknown>) => ssoConfigOf(new App({ context }).node);
+  const configOf = (context: Record<string, unknown>) =>
+    ssoConfigOf(new App({ context, autoSynth: false }).node);
 
   it('reads SAML metadata from a file at synthesis', () => {
     // Prepare
