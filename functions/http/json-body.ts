@@ -3,6 +3,7 @@
  * of it reaches a schema or the engine, so bad input is a 4xx and never a stack overflow.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { bodyBytesOf } from './raw-body';
 import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors';
 import { maxJsonDepth, nestsDeeperThan } from '../../core/json-depth';
 
@@ -32,7 +33,7 @@ export function requireJsonContentType(contentType: string | undefined): void {
 
 export function parseJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): unknown {
   if (event.body === null || event.body === undefined || event.body === '') return {};
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const text = event.isBase64Encoded ? bodyBytesOf(event).toString('utf8') : event.body;
   if (Buffer.byteLength(text) > maxJsonBodyInBytes) {
     throw new PayloadTooLargeError(
       `Request body is larger than ${maxJsonBodyInBytes / 1024 / 1024} MB (${maxJsonBodyInBytes.toLocaleString('en-US')} bytes), the most the service takes`,

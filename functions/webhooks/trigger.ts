@@ -6,6 +6,7 @@ import { admitRun } from '../../core/runs/admission';
 import { prepareRun } from '../../core/runs/prepare';
 import { resolveWebhookCall } from '../../core/webhooks/service';
 import { parseJsonBody, requireJsonContentType } from '../http/json-body';
+import { bodyBytesOf } from '../http/raw-body';
 import { publicRoute } from '../http/route';
 import { prepareDeps } from '../wiring/prepare';
 import { enqueueDeps } from '../wiring/jobs';
@@ -59,7 +60,5 @@ function webhookInput(
 }
 
 function rawBodyOf(event: APIGatewayProxyEvent): string {
-  return event.isBase64Encoded
-    ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
-    : (event.body ?? '');
+  return event.isBase64Encoded ? bodyBytesOf(event).toString('utf8') : (event.body ?? '');
 }

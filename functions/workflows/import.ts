@@ -4,6 +4,7 @@ import { workflowRoutes } from '../../catalog/workflow-routes';
 import { ValidationError } from '../../core/errors';
 import { type ImportWarning, importWorkflowArchive, importWorkflowFile } from '../../core/import/service';
 import { created } from '../http/responses';
+import { bodyBytesOf } from '../http/raw-body';
 import { httpRoute, isRawBody } from '../http/route';
 import { workflowDeps } from '../wiring/workflows';
 import { saveWarnings } from './save-warnings';
@@ -18,13 +19,12 @@ export const handler = httpRoute(workflowRoutes, 'importWorkflow', async (input)
         { path: 'workspaceId', message: 'Required with Content-Type application/zip' },
       ]);
     }
-    const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
     const workflows = await importWorkflowArchive(
       workflowDeps(),
       { principal },
       {
         workspaceId: query.workspaceId,
-        entries: readZipArchive(bytes),
+        entries: readZipArchive(bodyBytesOf(event)),
         folderId: query.folderId,
         deploy: query.deploy === 'true',
       },
