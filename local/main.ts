@@ -29,6 +29,29 @@ const service = await startLocalService({
   keyFiles: { environment: server.ENVIRONMENT_KEY_FILE },
   handlers: server.LOCAL_HANDLERS,
 });
+/**
+ * Listened for before the ready line is printed, so that a Ctrl-C right after it stops the service
+ * gracefully rather than killing the process. A terminal's Ctrl-C signals its whole process group,
+ * and npm passes the signal on to the server too: one Ctrl-C arrives twice, close together. Only a
+ * signal this long after the first is a second Ctrl-C.
+ */
+const repeatedSignalInMs = 1_000;
+let stoppingSince: number | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    // A second signal while stopping (a second Ctrl-C) ends the process at once.
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince >= repeatedSignalInMs) process.exit(1);
+      return;
+    }
+    stoppingSince = Date.now();
+    service.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
+
 const demo = await ensureDemoData(service.dataDir, service.url, service.adminKey);
 const readyInMs = Date.now() - startedAt;
 
@@ -66,25 +89,3 @@ const lines = [
   `  curl ${service.url}/api/openapi.json`,
 ];
 console.log(lines.join('\n'));
-
-/**
- * A terminal's Ctrl-C signals its whole process group, and npm passes the signal on to the server
- * too: one Ctrl-C arrives twice, close together. Only a signal this long after the first is a
- * second Ctrl-C.
- */
-const repeatedSignalInMs = 1_000;
-let stoppingSince: number | undefined;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    // A second signal while stopping (a second Ctrl-C) ends the process at once.
-    if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince >= repeatedSignalInMs) process.exit(1);
-      return;
-    }
-    stoppingSince = Date.now();
-    service.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-}
