@@ -120,6 +120,13 @@ export const bundle = {
    */
   external: [...Object.values(onDemandModules).flat(), `${onDemandSdkImportPrefix}*`],
   /**
+   * Packages replaced by a module of the project, paths relative to the project root (esbuild's
+   * working directory, in the CDK app's local bundling as in scripts/bundle.ts). The SDK clients'
+   * credential chain becomes its first link, the environment, which is where Lambda puts a
+   * function's credentials (adapters/aws/lambda-credentials.ts).
+   */
+  alias: { '@aws-sdk/credential-provider-node': './adapters/aws/lambda-credentials.ts' },
+  /**
    * The sandbox pool finds its worker script through `import.meta.url` only when it runs from the
    * TypeScript sources; a CommonJS bundle starts itself as the worker instead (adapters/sandbox/pool.ts),
    * so the empty `import.meta` there is expected.
@@ -140,6 +147,7 @@ export const nodejsFunctionBundling: BundlingOptions = {
   externalModules: [...bundle.external],
   esbuildArgs: {
     '--log-override': Object.entries(bundle.logOverride).map(([name, level]) => `${name}=${level}`),
+    '--alias': Object.entries(bundle.alias).map(([name, path]) => `${name}=${path}`),
   },
 };
 
@@ -162,6 +170,7 @@ export function esbuildCommandLine(inputDir: string, entry: string, outfile: str
     `--sources-content=${bundle.sourcesContent}`,
     ...bundle.external.map((name) => `--external:${name}`),
     ...Object.entries(bundle.logOverride).map(([name, level]) => `--log-override:${name}=${level}`),
+    ...Object.entries(bundle.alias).map(([name, path]) => `--alias:${name}=${path}`),
     '--log-level=error',
   ];
   return ['npx', '--no-install', 'esbuild', ...args].map(shellQuoted).join(' ');
@@ -218,4 +227,5 @@ export const esbuildBuildOptions = {
   mainFields: [...bundle.mainFields],
   external: [...bundle.external],
   logOverride: bundle.logOverride,
+  alias: bundle.alias,
 } satisfies BuildOptions;

@@ -83,6 +83,19 @@ beforeAll(async () => {
 }, 600_000);
 
 const everyOnDemandPackage: string[] = Object.values(onDemandModules).flat();
+/**
+ * The SDK's credential sources other than the environment (SSO, ini files, processes, web identity,
+ * instance metadata): adapters/aws/lambda-credentials.ts stands in for the chain.
+ */
+const otherCredentialSource =
+  /node_modules\/@(?:aws-sdk\/credential-provider-(?!env\/)[^/]+|smithy\/credential-provider-imds)\//;
+/**
+ * The STS, SSO and SSO-OIDC clients those sources bring. Only the Bedrock side file keeps the
+ * SSO-OIDC client, through the token providers of Bedrock's API keys, loaded with a run's first
+ * Bedrock call rather than at a cold start.
+ */
+const stsOrSsoClients = /node_modules\/@aws-sdk\/nested-clients\//;
+
 const packageOf = (path: string) =>
   path.startsWith('@') ? path.split('/').slice(0, 2).join('/') : path.split('/')[0];
 const isOnDemand = (path: string) =>
@@ -149,6 +162,20 @@ describe('function bundles', () => {
       for (const folder of folders) {
         expect(lock.packages[folder]?.version, `${id}: ${folder}`).toBeDefined();
         expect(await installedVersion(folder), `${id}: ${folder}`).toBe(lock.packages[folder]?.version);
+      }
+    }
+  });
+
+  it("take AWS credentials from the environment, where Lambda puts them, and carry no other link of the SDK's chain", () => {
+    for (const [id, { output }] of built) {
+      // Assess
+      const inputs = Object.keys(output.inputs);
+      expect(
+        inputs.filter((path) => otherCredentialSource.test(path) || stsOrSsoClients.test(path)),
+        id,
+      ).toEqual([]);
+      if (inputs.some((path) => /node_modules\/@aws-sdk\/client-[^/]+\//.test(path))) {
+        expect(inputs, id).toContain('adapters/aws/lambda-credentials.ts');
       }
     }
   });
@@ -306,6 +333,21 @@ describe('the CDK app', () => {
         ? (await readdir(join(assetDir, 'on-demand'))).filter((file) => file.endsWith('.js')).sort()
         : [];
       expect(sideFiles).toEqual(expected);
+      for (const file of sideFiles) {
+        const { sources } = JSON.parse(
+          await readFile(join(assetDir, 'on-demand', `${file}.map`), 'utf8'),
+        ) as {
+          sources: string[];
+        };
+        expect(
+          sources.filter((source) => otherCredentialSource.test(source)),
+          file,
+        ).toEqual([]);
+        expect(
+          sources.some((source) => source.endsWith('adapters/aws/lambda-credentials.ts')),
+          file,
+        ).toBe(true);
+      }
       expect(
         onDemandSdkModulesNamed(imported)
           .map((name) => `${name}.js`)
