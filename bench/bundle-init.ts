@@ -2,7 +2,9 @@
  * The init duration of each Lambda bundle, measured as the Lambda runtime loads a CommonJS handler:
  * a fresh Node process `require`s the bundle (its modules evaluated, the AWS SDK it carries
  * included) and reports how long that took. Five fresh processes per bundle, one after the other,
- * so that each pays a cold start; the median of the five is kept.
+ * so that each pays a cold start; the median of the five is kept. The processes run as Lambda's do:
+ * on Node 22 (nodejs22.x; a machine with an older Node gets the Node 22 of scripts/node-floor.ts)
+ * and with the functions' NODE_OPTIONS, whose source maps Node reads as it loads each bundle.
  *
  * The bundles live in the project, where Node would find the project's node_modules above them: the
  * probe fails a bundle that resolves an AWS SDK package outside its own folder, so what is measured
@@ -11,7 +13,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { functionNodeOptions } from '../catalog/function-defaults';
 import { bundleOutputDir } from '../scripts/bundle';
+import { nodeFloor } from '../scripts/node-floor';
 import { percentile } from './load';
 
 const run = promisify(execFile);
@@ -56,7 +60,17 @@ export interface InitBaseline {
   nodeStartInMs: number;
 }
 
-const env = { ...process.env, AWS_SDK_JS_SUPPRESS_WARNINGS: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+const env = {
+  ...process.env,
+  AWS_SDK_JS_SUPPRESS_WARNINGS: '1',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  NODE_OPTIONS: functionNodeOptions,
+};
+
+/** The Node that Lambda's runtime matches: this one from 22 on, else the project's Node 22. */
+function lambdaNode(): string {
+  return Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : nodeFloor();
+}
 const median = (values: number[]) =>
   Number(
     percentile(
@@ -71,11 +85,12 @@ export async function measureBundleInit(
 ): Promise<{ inits: BundleInit[]; baseline: InitBaseline }> {
   const inits: BundleInit[] = [];
   const nodeStarts: number[] = [];
+  const node = lambdaNode();
   for (const id of ids) {
     const walls: number[] = [];
     const cpus: number[] = [];
     for (let attempt = 0; attempt < initRunsPerBundle; attempt++) {
-      const { stdout } = await run(process.execPath, ['-e', probe, join(bundleOutputDir, id, 'index.js')], {
+      const { stdout } = await run(node, ['-e', probe, join(bundleOutputDir, id, 'index.js')], {
         env,
       });
       const [wallInMs, cpuInMs] = JSON.parse(stdout) as [number, number];
@@ -83,7 +98,7 @@ export async function measureBundleInit(
       cpus.push(cpuInMs);
     }
     const started = performance.now();
-    await run(process.execPath, ['-e', ''], { env });
+    await run(node, ['-e', ''], { env });
     nodeStarts.push(performance.now() - started);
     inits.push({ id, initInMs: median(walls), initCpuInMs: median(cpus) });
   }

@@ -4,6 +4,12 @@
  */
 export const defaultMemoryInMb = 256;
 export const defaultTimeoutInSeconds = 10;
+/**
+ * Every function's NODE_OPTIONS: stack traces name the sources, through the bundles' linked maps.
+ * Node reads a module's map when it loads the module, so this is part of each cold start, and the
+ * init benchmark (bench/bundle-init.ts) starts its probes with it too.
+ */
+export const functionNodeOptions = '--enable-source-maps';
 
 /**
  * The time limits of a run's steps, which must agree with one another: both state machines run the

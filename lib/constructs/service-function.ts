@@ -17,7 +17,11 @@ import { modelEndpointEnvironment } from '../model-endpoints';
 import { fromProjectRoot, projectRoot } from '../project';
 import type { ServiceResources } from '../service-resources';
 import { ResourceAccessGrant } from './resource-access';
-import { defaultMemoryInMb, defaultTimeoutInSeconds } from '../../catalog/function-defaults';
+import {
+  defaultMemoryInMb,
+  defaultTimeoutInSeconds,
+  functionNodeOptions,
+} from '../../catalog/function-defaults';
 
 export { defaultMemoryInMb, defaultTimeoutInSeconds };
 
@@ -97,7 +101,7 @@ export class ServiceFunction extends Construct {
       description: props.description.slice(0, 256),
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: functionNodeOptions,
         // The deployment's model endpoints reach the functions whose blocks call models.
         ...(props.runsBlocks ? modelEndpointEnvironment(this.node) : {}),
         ...props.environment,
