@@ -197,13 +197,28 @@ export class ApiStack extends Stack {
         undefined,
         json('Internal error', 'INTERNAL_ERROR'),
       ],
+      // Any other refusal of API Gateway's own (a WAF block, a denied resource policy): the same
+      // body, with API Gateway's message (a JSON string already) and its response type as the code.
+      [
+        'Default4xx',
+        apigateway.ResponseType.DEFAULT_4XX,
+        undefined,
+        {
+          'application/json': '{"error":$context.error.messageString,"code":"$context.error.responseType"}',
+        },
+      ],
     ];
     for (const [id, type, statusCode, templates] of responses) {
       this.api.addGatewayResponse(id, {
         type,
         statusCode,
         templates,
-        responseHeaders: type === apigateway.ResponseType.THROTTLED ? { 'Retry-After': "'1'" } : undefined,
+        // As every answer of the functions (docs/api.md): no browser reads an error body as anything
+        // but what its content type says.
+        responseHeaders: {
+          'X-Content-Type-Options': "'nosniff'",
+          ...(type === apigateway.ResponseType.THROTTLED ? { 'Retry-After': "'1'" } : {}),
+        },
       });
     }
   }

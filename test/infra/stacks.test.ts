@@ -293,6 +293,20 @@ describe('REST API', () => {
       },
     });
   });
+
+  it("answers every refusal of API Gateway's own with nosniff, as the functions answer", () => {
+    const responses = ofType(api, 'AWS::ApiGateway::GatewayResponse').map(
+      ([, response]) => response.Properties,
+    );
+    expect(responses.map((response) => response.ResponseType)).toEqual(
+      expect.arrayContaining(['DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED']),
+    );
+    for (const response of responses) {
+      expect(response.ResponseParameters, String(response.ResponseType)).toMatchObject({
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+      });
+    }
+  });
 });
 
 describe('data', () => {
