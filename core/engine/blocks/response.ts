@@ -14,12 +14,12 @@ function statusOf(value: unknown): number {
 
 /**
  * The headers as they will be sent, names lowercased; a name or value that comes from a reference
- * is checked here, so an old graph or a run's data cannot set a header off the list either. (The
- * run's own response block is checked before it runs, for a 400: see the scheduler's startBlock.)
+ * is checked here, so an old graph or a run's data cannot set a header off the list either. A value
+ * that a reference filled with a line break is the caller's data at fault: a 400 naming the header.
  */
 function headersOf(value: unknown): Record<string, string> {
   const made = responseHeadersFrom(value);
-  if ('problem' in made) throw new BlockError(made.problem);
+  if ('problem' in made) throw new BlockError(made.problem, made.inValue ? { httpStatus: 400 } : {});
   return made.headers;
 }
 

@@ -60,8 +60,16 @@ export interface BlockDefinition {
 
 /** An error whose message is meant for the person who built the workflow. */
 export class BlockError extends Error {
-  constructor(message: string) {
+  /**
+   * Set where the run's caller, not the workflow, is at fault (a reference brought their data into
+   * something the answer cannot carry): a block of the run's own workflow that fails so ends the run
+   * with this status, past any error edge. Elsewhere (a child workflow's block) it fails as any other.
+   */
+  readonly httpStatus?: number;
+
+  constructor(message: string, options: { httpStatus?: number } = {}) {
     super(message);
     this.name = 'BlockError';
+    if (options.httpStatus !== undefined) this.httpStatus = options.httpStatus;
   }
 }

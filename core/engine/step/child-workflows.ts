@@ -30,7 +30,7 @@ export function startChild(step: Step, frame: Frame, id: string): void {
         step.limits,
       ))(),
     (_step, _inFlight, child) => openChild(step, frame, id, inFlight, child, depth),
-    (_step, _inFlight, message) =>
+    (_step, _inFlight, { message }) =>
       fail(step, frame, id, message, inFlight.startedAt, inFlight.shownInputs, {
         errorOutput: { success: false, error: message },
       }),

@@ -158,7 +158,7 @@ export function startCondition(step: Step, frame: Frame, id: string): void {
         );
       } else startIteration(step, frame, id, container);
     },
-    (_step, _inFlight, message) => {
+    (_step, _inFlight, { message }) => {
       frame.conditions.delete(id);
       failComposite(step, frame, id, `Loop condition failed: ${message}`);
     },

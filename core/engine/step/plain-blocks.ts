@@ -10,8 +10,7 @@ import { fail, refuse, succeed } from './block-ends';
 import { blockRun, resolverOf, signalOf } from './frames';
 import { blockRefusal } from './permissions';
 import type { Frame, Step, WorkInFlight } from './runtime';
-import { release, track, whenSettled } from './in-flight';
-import { responseHeadersFrom } from '../response-headers';
+import { type Failure, release, track, whenSettled } from './in-flight';
 
 function resolveInputs(
   definition: BlockDefinition,
@@ -50,14 +49,6 @@ export function startBlock(step: Step, frame: Frame, id: string): void {
       refuse(step, frame, id, refused, startedAt, shownInputs(definition, run, frame));
       return;
     }
-    // A header value the run's own answer cannot carry (a reference brought a line break) is
-    // the caller's data at fault: the run ends with a 400 naming the header, not a 500.
-    const badHeaders = run.block.type === 'response' && !frame.workflow.parent && headersProblemOf(inputs);
-    if (badHeaders) {
-      release(step, inFlight);
-      refuse(step, frame, id, badHeaders, startedAt, shownInputs(definition, run, frame), 400);
-      return;
-    }
     // Without `{{NAME}}` in the config, what the span shows is what the block got.
     inFlight.shownInputs = frame.index.usesEnvironment(id) ? shownInputs(definition, run, frame) : inputs;
     work = definition.execute(inputs, run);
@@ -74,8 +65,12 @@ function blockSucceeded(step: Step, inFlight: WorkInFlight, outcome: BlockOutcom
   } else succeed(step, inFlight.frame, inFlight.block, outcome, inFlight.startedAt, inFlight.shownInputs);
 }
 
-function blockFailed(step: Step, inFlight: WorkInFlight, message: string): void {
-  fail(step, inFlight.frame, inFlight.block, message, inFlight.startedAt, inFlight.shownInputs);
+function blockFailed(step: Step, inFlight: WorkInFlight, { message, httpStatus }: Failure): void {
+  const { frame, block, startedAt, shownInputs } = inFlight;
+  // The caller's data at fault in the run's own workflow: the run ends with that status (a 400).
+  if (httpStatus && !frame.workflow.parent)
+    refuse(step, frame, block, message, startedAt, shownInputs, httpStatus);
+  else fail(step, frame, block, message, startedAt, shownInputs);
 }
 
 function suspend(frame: Frame, id: string, inFlight: WorkInFlight, outcome: BlockOutcome): void {
@@ -103,10 +98,4 @@ export function startResume(step: Step, frame: Frame, id: string): void {
     () => succeed(step, frame, id, { output: block.output }, inFlight.startedAt, inFlight.shownInputs),
     blockFailed,
   );
-}
-
-/** Why a value of a response block's resolved `headers` cannot be sent, or false when all can. */
-function headersProblemOf(inputs: Record<string, unknown>): string | false {
-  const made = responseHeadersFrom(inputs.headers);
-  return 'problem' in made && made.inValue ? made.problem : false;
 }
