@@ -8,6 +8,8 @@ import { isServiceError, NotFoundError, ValidationError } from '../errors';
 import { newId } from '../ids';
 import { requireWorkspaceAccess } from '../identity/access';
 import type { Principal } from '../identity/service';
+import { graphViolations } from '../permissions/check';
+import type { AccessPolicy } from '../permissions/types';
 import {
   deployRecord,
   insertWorkflow,
@@ -28,8 +30,11 @@ import {
 export type { ImportWarning };
 import type { WorkflowFile } from './types';
 
-/** Who imports: a member with write permission, or the operator (admin key), acting as the workspace's owner. */
-export type ImportAuthority = { principal: Principal } | { operator: true };
+/**
+ * Who imports: a member with write permission, with the access policy of their permission group
+ * (none: full access), or the operator (admin key), acting as the workspace's owner.
+ */
+export type ImportAuthority = { principal: Principal; policy?: AccessPolicy } | { operator: true };
 
 export interface ImportInput {
   workspaceId: string;
@@ -89,6 +94,20 @@ async function store(
   return input.deploy ? deployRecord(deps, record, deployer) : record;
 }
 
+/**
+ * Beside the conversion's warnings, what any save of the graph answers: the blocks the importer's
+ * permission group does not allow (stored all the same; a run refuses them).
+ */
+function warningsOf(
+  authority: ImportAuthority,
+  graph: WorkflowGraph,
+  converted: ImportWarning[],
+): ImportWarning[] {
+  const policy = 'principal' in authority ? authority.policy : undefined;
+  const refused = graphViolations(graph, policy).map(({ blockId, message }) => ({ blockId, message }));
+  return [...converted, ...refused];
+}
+
 function importedOf(record: WorkflowRecord, warnings: ImportWarning[]): ImportedWorkflow {
   return {
     id: record.id,
@@ -117,7 +136,7 @@ export async function importWorkflowFile(
     graph: converted.graph,
     deploy: input.deploy,
   });
-  return importedOf(record, converted.warnings);
+  return importedOf(record, warningsOf(authority, converted.graph, converted.warnings));
 }
 
 /** One file of a workspace or folder archive: its path in the archive and its text. */
@@ -275,7 +294,7 @@ export async function importWorkflowArchive(
         id: record.id,
         name: record.name,
         deployed: record.isDeployed,
-        warnings: result.converted.warnings,
+        warnings: warningsOf(authority, result.converted.graph, result.converted.warnings),
       });
     } catch (error) {
       results.push({ ...base, warnings: result.converted.warnings, error: errorOf(error) });

@@ -2,12 +2,12 @@ import { readZipArchive } from '../../adapters/archive/zip';
 import { routeIn } from '../../catalog/route-definition';
 import { workflowRoutes } from '../../catalog/workflow-routes';
 import { ValidationError } from '../../core/errors';
-import { type ImportWarning, importWorkflowArchive, importWorkflowFile } from '../../core/import/service';
+import { importWorkflowArchive, importWorkflowFile } from '../../core/import/service';
 import { created } from '../http/responses';
 import { bodyBytesOf } from '../http/raw-body';
 import { httpRoute, isRawBody } from '../http/route';
 import { workflowDeps } from '../wiring/workflows';
-import { saveWarnings } from './save-warnings';
+import { accessPolicyOf } from '../wiring/permissions';
 
 const route = routeIn(workflowRoutes, 'importWorkflow');
 
@@ -21,7 +21,7 @@ export const handler = httpRoute(workflowRoutes, 'importWorkflow', async (input)
     }
     const workflows = await importWorkflowArchive(
       workflowDeps(),
-      { principal },
+      { principal, policy: await accessPolicyOf(principal.user) },
       {
         workspaceId: query.workspaceId,
         entries: readZipArchive(bodyBytesOf(event)),
@@ -31,16 +31,11 @@ export const handler = httpRoute(workflowRoutes, 'importWorkflow', async (input)
     );
     return created({ data: { workflows } });
   }
-  const imported = await importWorkflowFile(workflowDeps(), { principal }, input.body);
-  // What any save answers beside: blocks the importer's permission group does not allow.
-  const { warnings: saved = [] } = await saveWarnings(principal.user, undefined, () => imported.view.state);
-  const warnings: ImportWarning[] = [
-    ...imported.warnings,
-    ...(saved as { blockId: string; message: string }[]).map(({ blockId, message }) => ({
-      blockId,
-      message,
-    })),
-  ];
-  const { id, name, deployed } = imported;
+  const imported = await importWorkflowFile(
+    workflowDeps(),
+    { principal, policy: await accessPolicyOf(principal.user) },
+    input.body,
+  );
+  const { id, name, deployed, warnings } = imported;
   return created({ data: { id, name, deployed, warnings } });
 });

@@ -16,6 +16,7 @@ import {
   threeBlockGraph,
   useLocalService,
 } from '../../support/service';
+import { postArchive, simGreeting, simWorkspaceZip } from '../../support/sim-files';
 
 const service = useLocalService();
 
@@ -91,6 +92,42 @@ describe('saving and deploying', () => {
     expect(deployed.status).toBe(200);
     expect(deployed.body.data.isDeployed).toBe(true);
     expect(deployed.body.warnings.map((w: { blockName: string }) => w.blockName)).toEqual(['Respond']);
+  });
+
+  it("warns of the refused blocks of every workflow imported, one file or a Sim archive's", async () => {
+    // Prepare
+    const member = org.member;
+    const refusedResponse =
+      'Block "Response" (response): block type "response" is not allowed by permission group "Contractors" (allowed: function, agent, workflow)';
+    const zip = simWorkspaceZip([
+      { id: '7c2d4a10-1b2c-4d3e-8f90-0a1b2c3d4e5f', file: simGreeting('Greeter') },
+      { id: '0b1e2f30-4a5b-4c6d-9e8f-102132435465', file: simGreeting('Welcomer') },
+    ]);
+
+    // Act
+    const single = await member.call('POST', '/api/workflows/import', {
+      workspaceId: member.workspaceId,
+      workflow: simGreeting('Greeter'),
+    });
+    const archive = await postArchive(
+      service.get().url,
+      member.apiKey,
+      { workspaceId: member.workspaceId },
+      zip,
+    );
+
+    // Assess
+    expect(single.status).toBe(201);
+    expect(single.body.data.warnings.map((w: { message: string }) => w.message)).toEqual([refusedResponse]);
+    expect(archive.status).toBe(201);
+    const workflows = archive.body.data.workflows as {
+      sourceName: string;
+      warnings: { message: string }[];
+    }[];
+    expect(workflows.map((w) => [w.sourceName, w.warnings.map((warning) => warning.message)])).toEqual([
+      ['Greeter', [refusedResponse]],
+      ['Welcomer', [refusedResponse]],
+    ]);
   });
 
   it('answers no warnings to a user in no group, nor with access control off', async () => {
