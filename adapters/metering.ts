@@ -1,6 +1,6 @@
 /**
  * The service's billable calls, as they happen: every AWS SDK call (with DynamoDB's capacity units),
- * every function invocation and state machine execution of the local stack, and every API request.
+ * every function invocation and state machine execution of the local emulators, and every API request.
  * They are published on a diagnostics channel for the cost model (bench/cost/), which counts them
  * while it runs workflows; with no subscriber, publishing is skipped and a call costs one check.
  */

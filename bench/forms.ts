@@ -1,5 +1,5 @@
 /**
- * Forms on the local stack, one request at a time: the page itself (static), its config, and
+ * Forms on the local emulators, one request at a time: the page itself (static), its config, and
  * submissions of a public and a password form, each against what it adds to: the page and the
  * config against `GET /api/health` (the server's floor), a submission against a webhook call of the
  * same workflow (the same asynchronous run, without the form's checks).
@@ -105,7 +105,7 @@ export async function benchForms(
 export function printFormsBench(bench: FormsBench): void {
   const line = (name: string, latency: Latency, base: Latency, baseName: string) =>
     `  ${name.padEnd(22)} p50 ${String(latency.p50InMs).padStart(6)} ms, p99 ${String(latency.p99InMs).padStart(6)} ms  (${(latency.p50InMs / base.p50InMs).toFixed(1)}× ${baseName})`;
-  console.log(`\nForms on the local stack, ${bench.requests} requests each, one at a time`);
+  console.log(`\nForms on the local emulators, ${bench.requests} requests each, one at a time`);
   console.log(line('GET /api/health', bench.health, bench.health, 'health'));
   console.log(line('page /form/<id>', bench.page, bench.health, 'health'));
   console.log(line('config', bench.config, bench.health, 'health'));

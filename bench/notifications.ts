@@ -1,5 +1,5 @@
 /**
- * Notifications on the local stack: webhook deliveries per second to a receiver on loopback
+ * Notifications on the local emulators: webhook deliveries per second to a receiver on loopback
  * (completion events published straight onto the queue, one delivery each), against plain POSTs
  * to the same receiver from this process at the same concurrency; and the delay from the end of a
  * sync run (its answer) to its delivery, against the sync run's own latency.
@@ -166,7 +166,7 @@ export async function benchNotifications(
 }
 
 export function printNotificationsBench(bench: NotificationsBench): void {
-  console.log('\nWebhook notifications on the local stack, to a receiver on loopback');
+  console.log('\nWebhook notifications on the local emulators, to a receiver on loopback');
   console.log(
     `  ${bench.deliveries} signed deliveries: ${bench.deliveriesPerSecond}/s (${(bench.share * 100).toFixed(1)} % of ${bench.directPostsPerSecond} plain POSTs/s from this process)`,
   );

@@ -1,4 +1,4 @@
-/** Start-up of the embedded local stack: cold on an empty data dir, warm on the same dir again. */
+/** Start-up of the embedded local emulators: cold on an empty data dir, warm on the same dir again. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ export async function benchStackStart(): Promise<StackStartBench> {
 }
 
 export function printStackStartBench(result: StackStartBench): void {
-  console.log('\nLocal stack start-up (DynamoDB, S3, SQS emulators and the catalog resources)');
+  console.log('\nStart-up of the local emulators (DynamoDB, S3, SQS and the catalog resources)');
   console.log(
     `  cold ${result.coldStartInMs} ms on an empty data dir; warm ${result.warmStartInMs} ms on the same dir`,
   );

@@ -1,7 +1,7 @@
 /**
  * The execution state machine, one definition for the Express (sync) and Standard (async) machines
  * and for the local runner. `${StepFunctionArn}` and `${FinalizeFunctionArn}` are definition
- * substitutions: CDK fills them with the function ARNs, the local stack with its own names.
+ * substitutions: CDK fills them with the function ARNs, the local server with its own names.
  *
  * Start → Step → (done? → Finalize | waiting? → Wait → Step | Step); any failure → Finalize.
  */

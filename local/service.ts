@@ -36,7 +36,7 @@ export interface LocalServiceOptions {
    * where test servers listen. Everything else stays refused; `npm start` never sets it.
    */
   allowLoopbackOutbound?: boolean;
-  /** Key files outside the data dir (see the local stack); `npm start` takes them from ENVIRONMENT_KEY_FILE. */
+  /** Key files outside the data dir (see the local emulators); `npm start` takes them from ENVIRONMENT_KEY_FILE. */
   keyFiles?: LocalEmulatorsOptions['keyFiles'];
   /** Tests only: every Wait state of the state machine lasts this many milliseconds. */
   waitOverrideMs?: number;

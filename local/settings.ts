@@ -3,7 +3,7 @@
  * setting of the functions it runs, read from the environment and checked once, before anything
  * starts, so that a wrong value stops the start with a message naming the variable.
  *
- * The local server also hands variables on through the environment: the local stack's (table
+ * The local server also hands variables on through the environment: the local emulators' (table
  * names, endpoints, key files), which the functions' adapters read when they need them, as in AWS.
  */
 import { localServerSettings, parseSetting, parseSettings, type SettingValues } from '../catalog/settings';
@@ -38,7 +38,7 @@ export function reloadFunctionSettings(): FunctionSettings {
   return loadAllFunctionSettings();
 }
 
-/** Hands variables on to the functions run in this process (the local stack's, the admin key). */
+/** Hands variables on to the functions run in this process (the local emulators', the admin key). */
 export function exportVariables(variables: Record<string, string>): void {
   Object.assign(process.env, variables);
 }

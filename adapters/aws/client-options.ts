@@ -3,7 +3,7 @@
  * (./dynamodb-client.ts, ./s3-client.ts, ./sqs-client.ts, ./sfn-client.ts), so that a Lambda
  * bundle loads only the SDK packages of the clients it uses: requiring an SDK client package is
  * most of a route's init (client-s3 alone about 30 ms). In AWS the clients use the Lambda's role
- * and region; the local stack points them at its emulators through `DYNAMODB_ENDPOINT`,
+ * and region; the local server points them at its emulators through `DYNAMODB_ENDPOINT`,
  * `S3_ENDPOINT`, `SQS_ENDPOINT` and `SFN_ENDPOINT`.
  */
 import type { AwsService } from '../metering';
@@ -15,7 +15,7 @@ export const region = () => optionalEnv('AWS_REGION') ?? optionalEnv('AWS_DEFAUL
 /**
  * Local emulators accept any credentials; giving some avoids the SDK's slow credential chain. An
  * emulator running in this process is reached without a socket (./in-process-endpoints.ts, where
- * the local stack installs local/transport/in-process-transport.ts).
+ * the local emulators install local/transport/in-process-transport.ts).
  */
 export function localOptions(endpoint: string | undefined) {
   if (!endpoint) return {};
@@ -39,7 +39,7 @@ export function onResetClients(forget: () => void): void {
   forgetters.add(forget);
 }
 
-/** Forget cached clients; the local stack calls this after it changes endpoints (tests restart it). */
+/** Forget cached clients; the local server calls this after it changes endpoints (tests restart it). */
 export function resetClients(): void {
   for (const forget of forgetters) forget();
 }
@@ -48,7 +48,7 @@ type ClientDecorator = <C extends { middlewareStack: unknown }>(client: C, servi
 let decorator: ClientDecorator | undefined;
 
 /**
- * What the local stack adds to every SDK client the service makes: the metering of its billable
+ * What the local emulators add to every SDK client the service makes: the metering of its billable
  * calls for the cost model (adapters/metering.ts `withMetering`). In AWS nothing is installed, so
  * the Lambda bundles carry no metering and their calls pass through no metering middleware.
  */

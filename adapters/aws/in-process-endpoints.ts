@@ -1,7 +1,7 @@
 /**
  * Where the SDK clients (./client-options.ts) learn that an endpoint is an emulator in this process,
  * and how to reach it. The transport is local-only code (local/transport/in-process-transport.ts):
- * it installs itself here when it loads, which only the local stack does, so adapters never import
+ * it installs itself here when it loads, which only the local emulators do, so adapters never import
  * local/ and Lambda bundles, which never have such an emulator, do not carry it.
  */
 export interface InProcessClients {

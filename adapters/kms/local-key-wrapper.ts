@@ -1,5 +1,5 @@
 /**
- * KeyWrapper for the local stack: a key file of 32 random bytes under the data dir stands in for the
+ * KeyWrapper for the local emulators: a key file of 32 random bytes under the data dir stands in for the
  * KMS key. Data keys are wrapped with AES-256-GCM under it, with the context as additional data, so
  * the envelope format and code path are the ones used with KMS; only the wrapping differs.
  *
@@ -32,7 +32,7 @@ export class LocalKeyWrapper implements KeyWrapper {
     this.key.catch(() => undefined);
   }
 
-  /** Reads the key file on first use; the local stack creates it (ensureLocalKeyFile). */
+  /** Reads the key file on first use; the local emulators create it (ensureLocalKeyFile). */
   static fromFile(path: string): LocalKeyWrapper {
     return new LocalKeyWrapper(readLocalKeyFile(path));
   }
@@ -84,7 +84,7 @@ export async function readLocalKeyFile(path: string): Promise<Buffer> {
   try {
     key = await readFile(path);
   } catch (error) {
-    throw new Error(`Cannot read the local key file ${path} (the local stack creates it on start)`, {
+    throw new Error(`Cannot read the local key file ${path} (the local emulators create it on start)`, {
       cause: error,
     });
   }

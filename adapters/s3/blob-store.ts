@@ -1,6 +1,6 @@
 /**
  * Blob storage on S3: large execution data (trace spans, outputs, snapshots) kept behind a pointer, and
- * files handed out through presigned URLs. Works the same against AWS and the local stack's S3.
+ * files handed out through presigned URLs. Works the same against AWS and the local S3 emulator.
  *
  * The S3 SDK (client-s3 and the presigner) is loaded with the store's first call, not with the
  * module: most routes that carry a blob store reach it only for graphs over the inline limit, and
@@ -18,7 +18,7 @@ export class S3BlobStore implements BlobStore {
   /**
    * @param bucket physical bucket name (e.g. from `FILES_BUCKET`)
    * @param client an S3 client; by default the process-wide one, looked up on every call so that a
-   *   client reset (the local stack restarting on new ports) is picked up
+   *   client reset (the local emulators restarting on new ports) is picked up
    */
   constructor(
     private readonly bucket: string,

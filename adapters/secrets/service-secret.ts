@@ -1,6 +1,6 @@
 /**
  * A secret the service made for itself, read once per process: from Secrets Manager in AWS (the ARN
- * in the secret's variable), or from the local stack's key file (its path in the local variable).
+ * in the secret's variable), or from the local emulators' key file (its path in the local variable).
  */
 import { readFile } from 'node:fs/promises';
 import type { SecretDefinition } from '../../catalog/resources';

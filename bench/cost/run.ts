@@ -1,7 +1,7 @@
 /**
  * `npm run cost`: the AWS cost of a million runs of a few typical workflows, item by item, from
  * the dated price table (support/cost/prices.ts) and the calls the runs were measured to make on
- * the local stack (support/cost/measure.ts). `COST_RUNS` (default 20) runs are measured per workflow.
+ * the local emulators (support/cost/measure.ts). `COST_RUNS` (default 20) runs are measured per workflow.
  */
 import { costOfMillionRuns, totalOf, type Usage } from '../../support/cost/model';
 import { measureWorkflows } from '../../support/cost/measure';
@@ -22,7 +22,7 @@ function callsLine(usage: Usage): string {
 
 console.log(
   `AWS cost of 1 million runs (${prices.region} list prices as of ${prices.asOf}, no free tier; ` +
-    `calls measured over ${runs} runs of each on the local stack)`,
+    `calls measured over ${runs} runs of each on the local emulators)`,
 );
 for (const [name, usage] of measured) {
   const items = costOfMillionRuns(usage, prices);

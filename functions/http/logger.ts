@@ -62,7 +62,7 @@ if (typeof loggerMethods.setConsole === 'function' && typeof loggerMethods.setLo
   });
 }
 /**
- * The root logger, for code outside any invocation (start-up, the local stack). Handlers log through
+ * The root logger, for code outside any invocation (start-up, the local emulators). Handlers log through
  * `loggerOf(context)`, so that the keys one invocation appends never reach another's lines. That
  * logger is handed down rather than found through an AsyncLocalStorage: on Node 20 a storage in use
  * makes every promise of the process pay for promise hooks, about a tenth of a millisecond per sync run.

@@ -1,7 +1,7 @@
 /**
  * Wiring of workspace environment variables: the DynamoDB store and the envelope cipher, wrapped by
  * KMS when `ENVIRONMENT_KEY_ARN` is set (AWS) or by the local key file named by
- * `ENVIRONMENT_KEY_FILE` (the local stack). The cipher is resolved on first use, so functions that
+ * `ENVIRONMENT_KEY_FILE` (the local emulators). The cipher is resolved on first use, so functions that
  * never encrypt or decrypt (delete) need neither variable.
  */
 import { DynamoEnvironmentStore } from '../../adapters/dynamodb/environment-store';

@@ -1,7 +1,7 @@
 /**
  * The one seam between the Lambda wiring and the local server: adapters that cannot run outside
- * AWS (Step Functions) are replaced here by the local stack before any handler runs, and adapters
- * of the local stack only (the key file) are given here, so that no Lambda bundle carries them.
+ * AWS (Step Functions) are replaced here by the local emulators before any handler runs, and adapters
+ * of the local emulators only (the key file) are given here, so that no Lambda bundle carries them.
  */
 import type { ModelGateway } from '../../core/engine/types';
 import type { KeyWrapper } from '../../core/environment/envelope';

@@ -4,7 +4,7 @@
  *
  * - a literal of the template is given as it is;
  * - a CloudFormation intrinsic (Ref, Fn::GetAtt, Fn::ImportValue, Fn::Join, a dynamic reference)
- *   is given the local stack's value of the same variable; one the local stack cannot supply stops
+ *   is given the local emulators' value of the same variable; one the local emulators cannot supply stops
  *   the start, naming the variable and the function;
  * - then what the Lambda runtime sets itself (region, function name, task root, credentials), the
  *   local endpoints the SDK clients are pointed at, and the operator's settings of `npm start` that
@@ -38,7 +38,7 @@ export interface FunctionEnvironmentInput {
   functionId: string;
   /** `Environment.Variables` of the function's template resource. */
   template: Record<string, unknown>;
-  /** The local stack's value of each variable a template intrinsic stands for. */
+  /** The local emulators' value of each variable a template intrinsic stands for. */
   localValues: Record<string, string>;
   /** What the runtime and the local endpoints add (region, credentials, endpoints ...). */
   runtime: Record<string, string>;
@@ -60,7 +60,7 @@ export function functionEnvironment(input: FunctionEnvironmentInput): Record<str
     const local = input.localValues[name];
     if (local === undefined) {
       throw new TemplateEnvironmentError(
-        `${input.functionId}: the template sets ${name} from ${JSON.stringify(value).slice(0, 120)}, which the local stack has no value for`,
+        `${input.functionId}: the template sets ${name} from ${JSON.stringify(value).slice(0, 120)}, which the local emulators have no value for`,
       );
     }
     environment[name] = local;

@@ -2,7 +2,7 @@
  * The bundle mode of the local server (`LOCAL_HANDLERS=bundles`): every route, worker and state
  * machine task is served by its Lambda artifact under dist/functions/<id>/ (./function-host.ts), with
  * the environment its synthesized template gives it (./environment.ts), and calls the AWS APIs
- * through its own SDK clients: the local stack's emulators, and for Step Functions, KMS, Secrets
+ * through its own SDK clients: the local emulators, and for Step Functions, KMS, Secrets
  * Manager, EventBridge Scheduler and SES the local stand-ins (../emulators/aws-api-server.ts).
  */
 import { randomBytes } from 'node:crypto';

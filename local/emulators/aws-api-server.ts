@@ -1,6 +1,6 @@
 /**
  * One loopback HTTP endpoint for the AWS APIs that the Lambda bundles call through their SDK clients
- * and that the local stack has no emulator for (Step Functions, KMS, Secrets Manager, EventBridge
+ * and that the local emulators have no emulator for (Step Functions, KMS, Secrets Manager, EventBridge
  * Scheduler, SES). The bundle mode points each SDK client at it (`AWS_ENDPOINT_URL_<SERVICE>`,
  * `SFN_ENDPOINT`). A request is handed to the service that claims it: the JSON protocols by their
  * `X-Amz-Target` prefix, the REST ones by path. Signatures are not checked: it is loopback only.

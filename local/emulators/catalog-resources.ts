@@ -1,5 +1,5 @@
 /**
- * The catalog's tables and queues in the local stack's emulators, created through the real AWS SDK
+ * The catalog's tables and queues in the local emulators, created through the real AWS SDK
  * clients if absent. Apart from the emulators' modules (./dynamodb.ts, ./sqs.ts), so that the
  * emulator thread, which never creates a resource, does not load the SDK clients.
  */

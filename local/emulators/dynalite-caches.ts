@@ -4,7 +4,7 @@
  * cache and the expression memo, p50 1.22x (10.40 against 8.53 ms); without them and
  * ./dynalite-item-io.ts, 1.26x (12.81 against 10.18 ms). Kept.
  *
- * Per-process caches inside dynalite for the local stack: dynalite reads a table's description from
+ * Per-process caches inside dynalite for the local emulators: dynalite reads a table's description from
  * LevelDB (a trip to libuv's thread pool and a JSON parse) before every item call, though a table
  * changes only through CreateTable, UpdateTable and DeleteTable. Here each store keeps the ACTIVE
  * tables' descriptions its item calls read, and drops one as soon as its description is written or

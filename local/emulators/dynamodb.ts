@@ -1,5 +1,5 @@
 /**
- * DynamoDB API of the local stack: dynalite on a LevelDB store under the data dir (the catalog's
+ * DynamoDB API of the local emulators: dynalite on a LevelDB store under the data dir (the catalog's
  * tables are created by ./catalog-resources.ts). dynalite@4 has no TransactWriteItems and no TTL.
  */
 import type { RequestListener } from 'node:http';

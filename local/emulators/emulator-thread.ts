@@ -1,5 +1,5 @@
 /**
- * The local stack's DynamoDB and SQS emulators (dynalite with ./dynalite-caches.ts, fauxqs with its
+ * The local emulators' DynamoDB and SQS emulators (dynalite with ./dynalite-caches.ts, fauxqs with its
  * journal ./sqs-journal.ts) run in a worker thread of their own (./emulator-thread-worker.ts), on
  * the machine's other core, so that their work per call leaves the thread that serves the API.
  * Their HTTP endpoints listen in that thread for other processes, tests and the AWS CLI; the

@@ -1,4 +1,4 @@
-/** Small helpers shared by the emulators of the local stack. */
+/** Small helpers shared by the local emulators. */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

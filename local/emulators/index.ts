@@ -32,7 +32,7 @@ import type { RunningService } from './http-server';
 import { ensureBuckets, LOCAL_ACCESS_KEY_ID, LOCAL_SECRET_ACCESS_KEY, startS3 } from './s3';
 import { exportVariables } from '../settings';
 
-// Every SDK client the service makes beside the local stack is metered, for the cost model (bench/cost/).
+// Every SDK client the service makes beside the local emulators is metered, for the cost model (bench/cost/).
 installClientDecorator(withMetering);
 
 export { LOCAL_ACCOUNT_ID, LOCAL_REGION, localStateMachineArn } from './constants';

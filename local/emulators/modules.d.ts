@@ -1,5 +1,5 @@
 /**
- * Minimal typings for the local emulators that ship without their own (only what the local stack uses).
+ * Minimal typings for the local emulators that ship without their own (only what the local emulators use).
  */
 
 declare module 'dynalite' {
@@ -43,7 +43,7 @@ declare module 's3rver' {
     metadata: Record<string, string>;
   }
 
-  /** The part of s3rver's filesystem store the local stack replaces or calls. */
+  /** The part of s3rver's filesystem store the local emulators replace or call. */
   export interface S3rverFilesystemStore {
     /** `<directory>/<bucket>/<key>._S3rver_<resource>` (`object`, `object.md5`, `metadata.json`). */
     getResourcePath(bucket: string, key: string | undefined, resource: string): string;

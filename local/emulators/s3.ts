@@ -1,5 +1,5 @@
 /**
- * S3 API of the local stack: s3rver, which keeps every object (and its metadata, e.g. Content-Type) as
+ * S3 API of the local emulators: s3rver, which keeps every object (and its metadata, e.g. Content-Type) as
  * files under the data dir. fauxqs also speaks S3, but only in memory, so s3rver is the one that
  * persists. s3rver checks no SigV4 signature (only the access key id and the expiry), so every
  * request passes through s3-signature.ts first: files are as private as in S3, reachable only by the
@@ -26,7 +26,7 @@ import { buckets } from '../../catalog/resources';
 import { closeServer, httpUrl, type RunningService } from './http-server';
 import { checkS3Request, type S3Refusal } from './s3-signature';
 
-/** Credentials the local stack hands out (any value works for dynalite and fauxqs; s3rver knows this one). */
+/** Credentials the local emulators hand out (any value works for dynalite and fauxqs; s3rver knows this one). */
 export const LOCAL_ACCESS_KEY_ID = 'local';
 export const LOCAL_SECRET_ACCESS_KEY = 'local';
 

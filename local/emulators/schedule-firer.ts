@@ -31,9 +31,9 @@ export interface ScheduleFirerTimers {
 }
 
 export interface ScheduleFirerOptions {
-  /** Default: the DynamoDB store of the local stack (read from the environment). */
+  /** Default: the DynamoDB store of the local emulators (read from the environment). */
   store?: Pick<ScheduleStore, 'getSchedule' | 'listSchedulesByNextRun' | 'advanceSchedule'>;
-  /** Default: the jobs queue of the local stack, through the SQS SDK client. */
+  /** Default: the jobs queue of the local emulators, through the SQS SDK client. */
   queue?: JobQueue;
   now?: () => Date;
   timers?: ScheduleFirerTimers;

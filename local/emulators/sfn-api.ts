@@ -1,7 +1,7 @@
 /**
  * Step Functions' API (the calls of adapters/aws/sfn-execution-starter.ts) over the in-process state
  * machine (./step-functions.ts): StartSyncExecution on the Express machine, StartExecution and
- * StopExecution on the Standard one, with the state machine ARNs the local stack names.
+ * StopExecution on the Standard one, with the state machine ARNs the local emulators name.
  */
 import type { StateMachineStarter } from '../../core/runs/by-reference';
 import type { ExecutionRequest } from '../../core/runs/types';

@@ -1,5 +1,5 @@
 /**
- * SQS API of the local stack: fauxqs, made durable.
+ * SQS API of the local emulators: fauxqs, made durable.
  *
  * fauxqs@1.9.2 keeps everything in memory and has no persistence option ("Persistence across restarts"
  * is in its list of limitations). It is otherwise a faithful SQS: visibility timeouts,

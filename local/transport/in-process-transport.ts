@@ -1,5 +1,5 @@
 /**
- * How the SDK clients reach an emulator that runs in the same process (the local stack's dynalite and
+ * How the SDK clients reach an emulator that runs in the same process (the local emulators' dynalite and
  * fauxqs) without a socket: the request the SDK built and serialised is handed to the emulator's own
  * HTTP request listener as an in-memory request/response pair, and the answer comes back to the SDK
  * as the response it would have read from the wire. Everything above the transport (the real client,

@@ -1,5 +1,5 @@
 /**
- * Measures what typical runs use, by running them on the local stack and counting every billable
+ * Measures what typical runs use, by running them on the local emulators and counting every billable
  * call they cause (adapters/metering.ts): the request, the functions it invokes, the state
  * machine, every AWS SDK call, and what happens after the answer (the completion event, a webhook
  * delivery). Each workflow runs a few times unmeasured first (caches fill, the sandbox starts),

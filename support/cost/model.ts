@@ -1,5 +1,5 @@
 /**
- * What a run costs on AWS, item by item, from what it was measured to use on the local stack
+ * What a run costs on AWS, item by item, from what it was measured to use on the local emulators
  * (support/cost/measure.ts): API requests, function invocations and their GB-seconds at each
  * function's configured memory, state machine requests and transitions, DynamoDB request units,
  * and SQS, S3, KMS and Secrets Manager requests. Pure arithmetic: a change that adds a call to a

@@ -122,7 +122,7 @@ describe('function bundles', () => {
     }
   });
 
-  it("never carry the local stack's metering of SDK calls, which only the cost model reads", () => {
+  it("never carry the local emulators' metering of SDK calls, which only the cost model reads", () => {
     for (const [id, { output }] of built) {
       // Assess
       expect(output.inputs['adapters/metering.ts']?.bytesInOutput ?? 0, id).toBe(0);

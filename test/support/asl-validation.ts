@@ -1,6 +1,6 @@
 /**
  * The execution state machine's definition checked against the Amazon States Language with
- * aws-local-stepfunctions (a devDependency: only the tests check it, the local stack runs the
+ * aws-local-stepfunctions (a devDependency: only the tests check it, the local emulators run the
  * definition with its own interpreter).
  */
 import { renderExecutionDefinition } from '../../catalog/execution-definition';

@@ -1,4 +1,4 @@
-/** The local stack's dynalite (local/emulators/dynamodb.ts) as its integration tests reach it: over HTTP, through the SDK. */
+/** The local emulators' dynalite (local/emulators/dynamodb.ts) as its integration tests reach it: over HTTP, through the SDK. */
 import {
   CreateTableCommand,
   type CreateTableCommandInput,

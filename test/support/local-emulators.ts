@@ -1,5 +1,5 @@
 /**
- * Integration tests on the embedded local stack: `const stack = useLocalEmulators();` at the top of a file
+ * Integration tests on the embedded local emulators: `const stack = useLocalEmulators();` at the top of a file
  * (or describe) starts a stack in a fresh temporary dir before its tests, points process.env and the
  * cached AWS SDK clients at it, and afterwards stops it, restores the environment and removes the dir.
  */
@@ -46,7 +46,7 @@ export function useLocalEmulators(): () => LocalEmulators {
   });
 
   return () => {
-    if (!stack) throw new Error('The local stack runs only inside the tests of the file that uses it');
+    if (!stack) throw new Error('The local emulators run only inside the tests of the file that uses it');
     return stack;
   };
 }

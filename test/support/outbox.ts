@@ -1,4 +1,4 @@
-/** Reading what the local stack's e-mail outbox (DATA_DIR/outbox/email/*.eml) received. */
+/** Reading what the local emulators' e-mail outbox (DATA_DIR/outbox/email/*.eml) received. */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { until } from './wait';

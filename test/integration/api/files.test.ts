@@ -1,5 +1,5 @@
 /**
- * Files as a client meets them on the local stack: every input shape, upload URLs, the File block
+ * Files as a client meets them on the local emulators: every input shape, upload URLs, the File block
  * reading real PDF, DOCX, XLSX and CSV documents made here, a file passed through a function block
  * and downloaded with plain fetch, the size limits, other workspaces' files, and the log's `files`.
  */

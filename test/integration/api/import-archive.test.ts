@@ -1,5 +1,5 @@
 /**
- * Importing a Sim workspace or folder ZIP over HTTP against the local stack: every workflow with
+ * Importing a Sim workspace or folder ZIP over HTTP against the local emulators: every workflow with
  * child references mapped between them, one answer per workflow, one refused workflow not stopping
  * the others, and the archive's defences (bad entry, ZIP bomb, 50 MB) each a clear 4xx.
  */

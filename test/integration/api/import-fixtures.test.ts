@@ -1,6 +1,6 @@
 /**
  * Every Sim fixture (test/fixtures/sim/, one per block type and container kind, and two larger
- * ones mixing them) imported over HTTP into the local stack, deployed and run through the execute
+ * ones mixing them) imported over HTTP into the local emulators, deployed and run through the execute
  * route; agents and routers answered by loopback model servers reached through the deployment's
  * OPENAI_BASE_URL and ANTHROPIC_BASE_URL, api blocks by a loopback receiver.
  */

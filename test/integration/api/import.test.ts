@@ -1,5 +1,5 @@
 /**
- * Importing Sim's workflow files over HTTP against the local stack, and running them: outputs, model
+ * Importing Sim's workflow files over HTTP against the local emulators, and running them: outputs, model
  * blocks answered by loopback model servers through the deployment's OPENAI_BASE_URL and
  * ANTHROPIC_BASE_URL, refusals that list every block and store nothing, and the export round trips.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook notifications on the local stack, with a real receiver on loopback let through by
+ * Webhook notifications on the local emulators, with a real receiver on loopback let through by
  * OUTBOUND_ALLOWLIST: subscriptions, the payload and headers field by field, the signature checked
  * by a receiver written from the interface's Signature section alone, filters and include flags,
  * a failing receiver's attempts, and the delivery history.

@@ -1,5 +1,5 @@
 /**
- * The cap on a workspace's runs in progress, as a client meets it on the local stack: the run past
+ * The cap on a workspace's runs in progress, as a client meets it on the local emulators: the run past
  * the cap is refused with 429 naming it, another workspace is not, and a run that ends (or is
  * cancelled) frees its slot.
  */

@@ -1,5 +1,5 @@
 /**
- * The cost model's call counts, measured on the local stack: a sync and an async run of the
+ * The cost model's call counts, measured on the local emulators: a sync and an async run of the
  * 3-block workflow make exactly these billable calls, so a change that adds one to the path
  * (a storage call, a queue message, a function) fails here and moves `npm run cost`'s figure.
  * A warm process answers the caller's key, membership and workflow record, and Finalize the

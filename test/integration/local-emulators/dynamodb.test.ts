@@ -5,7 +5,7 @@ import { dynamoDocumentClient } from '../../../adapters/aws/dynamodb-client';
 import { tables } from '../../../catalog/resources';
 import { useLocalEmulators } from '../../support/local-emulators';
 
-describe('local stack DynamoDB', () => {
+describe('local emulators: DynamoDB', () => {
   const stack = useLocalEmulators();
 
   it('creates every catalog table with its key schema and GSIs', async () => {
@@ -106,7 +106,7 @@ describe('local stack DynamoDB', () => {
   });
 });
 
-describe("local stack DynamoDB: the 400 KB item limit (dynalite's own)", () => {
+describe("local emulators: DynamoDB: the 400 KB item limit (dynalite's own)", () => {
   useLocalEmulators();
 
   it('refuses an item over 400 KB naming the item size, and takes one of 390 KB', async () => {

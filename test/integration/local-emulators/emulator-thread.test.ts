@@ -42,7 +42,7 @@ import { makeTempDataDir, useLocalEmulators } from '../../support/local-emulator
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** The service's DynamoDB and SQS clients reach emulators that run in the stack's emulator thread. */
-describe('local stack emulator thread', () => {
+describe('local emulators: emulator thread', () => {
   const stack = useLocalEmulators();
   const table = () => stack().env.ENTITIES_TABLE;
   const queueUrl = () => stack().env.NOTIFICATIONS_QUEUE_URL;
@@ -254,7 +254,7 @@ describe('local stack emulator thread', () => {
   });
 });
 
-describe('local stack emulator thread, started and stopped', () => {
+describe('local emulators: emulator thread, started and stopped', () => {
   /** Undone after each test, last first: stacks and threads stopped, clients destroyed, dirs removed. */
   const cleanups: Array<() => unknown> = [];
   afterEach(async () => {

@@ -29,7 +29,7 @@ import {
 import { clientsFor, type EmulatorClients, useLocalEmulators } from '../../support/local-emulators';
 
 /** The service's clients (adapters/aws/*-client.ts) reach the stack's emulators without a socket. */
-describe('in-process transport to the local stack', () => {
+describe('in-process transport to the local emulators', () => {
   const stack = useLocalEmulators();
   /** Clients over HTTP, as a process outside the stack's would reach it. */
   let outside: EmulatorClients;

@@ -378,7 +378,7 @@ describe.skipIf(process.platform !== 'linux')(
     const bucketKey = 'kill/object.json';
     const size = 4 * 1024 * 1024;
 
-    /** The local stack alone, in a process of its own; answers its S3 endpoint and the files bucket. */
+    /** The local emulators alone, in a process of their own; answers their S3 endpoint and the files bucket. */
     async function startStack(dataDir: string) {
       const script = [
         "const { startLocalEmulators } = await import('./local/emulators/index.ts');",

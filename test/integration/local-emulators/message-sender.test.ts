@@ -52,7 +52,7 @@ async function sqsCallsDuring(act: () => Promise<unknown>): Promise<Record<strin
   return calls;
 }
 
-describe('queue sends on the local stack', () => {
+describe('queue sends on the local emulators', () => {
   const stack = useLocalEmulators();
 
   it('lands every job message sent at once, each once, in fewer calls than messages', async () => {
@@ -89,7 +89,7 @@ describe('queue sends on the local stack', () => {
   });
 });
 
-describe('queue sends across a restart of the local stack', () => {
+describe('queue sends across a restart of the local emulators', () => {
   it('keeps every message whose batched send was answered', async () => {
     // Prepare
     const dataDir = await makeTempDataDir();

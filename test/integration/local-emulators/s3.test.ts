@@ -8,7 +8,7 @@ import { S3BlobStore } from '../../../adapters/s3/blob-store';
 import { startS3 } from '../../../local/emulators/s3';
 import { useLocalEmulators } from '../../support/local-emulators';
 
-describe('local stack S3 and the S3 blob store', () => {
+describe('local emulators: S3 and the S3 blob store', () => {
   const stack = useLocalEmulators();
   const store = () => new S3BlobStore(stack().env.FILES_BUCKET);
 

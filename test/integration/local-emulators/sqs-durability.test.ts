@@ -12,7 +12,7 @@ import { queues } from '../../../catalog/resources';
 import { type LocalEmulators, startLocalEmulators } from '../../../local/emulators';
 import { clientsFor, makeTempDataDir } from '../../support/local-emulators';
 
-describe('local stack SQS durability', () => {
+describe('local emulators: SQS durability', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

@@ -10,7 +10,7 @@ import { sqsClient } from '../../../adapters/aws/sqs-client';
 import { queues } from '../../../catalog/resources';
 import { useLocalEmulators } from '../../support/local-emulators';
 
-describe('local stack SQS', () => {
+describe('local emulators: SQS', () => {
   const stack = useLocalEmulators();
 
   it('sends, receives and deletes a message on every catalog queue', async () => {
@@ -117,7 +117,7 @@ describe('local stack SQS', () => {
   });
 });
 
-describe('local stack SQS: the 256 KiB message limit', () => {
+describe('local emulators: SQS: the 256 KiB message limit', () => {
   const stack = useLocalEmulators();
 
   it('refuses a 300 KB message naming the limit, and takes one of 250 KB', async () => {

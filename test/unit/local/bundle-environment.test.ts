@@ -29,7 +29,7 @@ describe('functionEnvironment', () => {
     });
   });
 
-  it('leaves out a variable the template does not set, though the local stack has it', () => {
+  it('leaves out a variable the template does not set, though the local emulators have it', () => {
     // Act
     const environment = functionEnvironment({
       functionId: 'createWorkflow',
@@ -57,7 +57,7 @@ describe('functionEnvironment', () => {
     expect(environment).toEqual({ SYNC_BUDGET_MS: '5000', RATE_LIMITS_JSON: '{}' });
   });
 
-  it('refuses a reference the local stack has no value for, naming the variable and the function', () => {
+  it('refuses a reference the local emulators have no value for, naming the variable and the function', () => {
     // Act
     const refuse = () =>
       functionEnvironment({
