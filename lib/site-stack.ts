@@ -8,6 +8,7 @@
  *   /api/form/*  the form API, with the visitor's address (CloudFront-Viewer-Address) and the edge
  *                secret, so submissions are limited per visitor rather than per edge server
  *   /api/*       every other route, uncached, with all the caller's headers but Host
+ *   /v1/logs/*   the log links of notification deliveries, as /api/*
  *
  * Framing is allowed from any site (forms are embedded in other sites' pages): the page's answers
  * carry `frame-ancestors *` and no X-Frame-Options.
@@ -177,6 +178,9 @@ export class SiteStack extends Stack {
         [`/${formPagePrefix}/*`]: pageBehavior,
         '/api/form/*': apiBehavior(formApiRequests),
         '/api/*': apiBehavior(cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER),
+        // The links a notification's delivery carries (links.log, links.execution) are paths of the
+        // API outside /api, so that they answer on the site's address too.
+        '/v1/logs/*': apiBehavior(cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER),
       },
       minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,

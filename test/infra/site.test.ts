@@ -153,6 +153,21 @@ describe('form site stack', () => {
     expect(api.ViewerProtocolPolicy).toBe('https-only');
   });
 
+  it("sends /v1/logs/*, the paths of a delivery's log links, to the API as /api/*", () => {
+    // Prepare
+    const api = behavior('/api/*');
+
+    // Act
+    const links = behavior('/v1/logs/*');
+
+    // Assess
+    expect(links.TargetOriginId).toBe(api.TargetOriginId);
+    expect(links.AllowedMethods).toEqual(api.AllowedMethods);
+    expect(links.CachePolicyId).toBe(cachingDisabled);
+    expect(links.OriginRequestPolicyId).toBe(allViewerExceptHost);
+    expect(links.ViewerProtocolPolicy).toBe('https-only');
+  });
+
   it('waits 60 s for the API between bytes, so a streamed run with a quiet block keeps its stream', () => {
     // Prepare
     const api = originOf(behavior('/api/*'));
