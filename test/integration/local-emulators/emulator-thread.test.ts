@@ -446,16 +446,22 @@ describe('cross-thread transport', () => {
     // Prepare
     const channel = new MessageChannel();
     let release: () => void = () => undefined;
+    let arrived: () => void = () => undefined;
+    const callArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     const server = serveOverPort(
       channel.port2,
       () =>
         new Promise((resolve) => {
           release = () => resolve({ statusCode: 200, headers: {}, body: Buffer.alloc(0) });
+          arrived();
         }),
     );
     const client = dispatchOverPort(channel.port1, 'Slow');
     const waiting = client.dispatch(request).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The server holds the call (a fixed wait here raced the message on a loaded machine).
+    await callArrived;
     let idle = false;
     const idling = server.idle(5_000).then(() => {
       idle = true;
