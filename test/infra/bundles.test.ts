@@ -4,8 +4,9 @@
  * on demand inside, each function deployed with exactly the on-demand packages its bundle may load
  * installed beside it, the bundles within their sizes (cold start grows with a bundle's size), a
  * bundle that runs blocks serving the worker threads it starts from itself, the execute route's
- * streamed runs, a bundle of their own beside its index.js, deployed and loaded from there, and
- * each function evaluating at its cold start only the SDK clients it calls there.
+ * streamed runs, a bundle of their own beside its index.js, deployed and loaded from there, each
+ * function evaluating at its cold start only the SDK clients it calls there, and every bundle (one
+ * of them built by NodejsFunction itself) taking its credentials from the environment only.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { App, Stack } from 'aws-cdk-lib';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,13 +28,14 @@ import {
 } from '../../catalog/routes';
 import { streamRunFile } from '../../catalog/route-definition';
 import {
+  bundlingOf,
   esbuildBuildOptions,
   onDemandModules,
   onDemandSdkEntry,
   onDemandSdkFile,
   onDemandSdkModulesNamed,
 } from '../../lib/bundling';
-import type { ServiceFunction } from '../../lib/constructs/service-function';
+import { functionRuntime, type ServiceFunction } from '../../lib/constructs/service-function';
 import { fromProjectRoot, projectRoot } from '../../lib/project';
 import {
   bundleFunctionTo,
@@ -282,6 +286,35 @@ describe('the CDK app', () => {
     }
     expect(installedBeside(deployed.get('listWorkflows'))).toContain('jose');
   });
+
+  it("bundles a function as its NodejsFunction does, the environment's credentials in place of the SDK's chain", async () => {
+    // Prepare: getHealth's function, with the bundling the app gives it and esbuild really run
+    const health = (routes as readonly RouteDefinition[]).find((route) => route.id === 'getHealth')!;
+    const app = new App({ autoSynth: false });
+    new NodejsFunction(new Stack(app, 'BundlingCheck'), 'Health', {
+      entry: fromProjectRoot(health.entry),
+      projectRoot,
+      depsLockFilePath: fromProjectRoot('package-lock.json'),
+      runtime: functionRuntime,
+      bundling: bundlingOf(health),
+    });
+
+    // Act
+    const assembly = app.synth();
+    // The app's one function asset: the folder NodejsFunction bundled into.
+    const assets = (await readdir(assembly.directory)).filter((name) =>
+      existsSync(join(assembly.directory, name, 'index.js.map')),
+    );
+    const { sources } = JSON.parse(
+      await readFile(join(assembly.directory, assets[0], 'index.js.map'), 'utf8'),
+    ) as { sources: string[] };
+
+    // Assess
+    expect(assets).toHaveLength(1);
+    expect(sources.some((source) => source.endsWith('adapters/aws/lambda-credentials.ts'))).toBe(true);
+    expect(sources.filter((source) => otherCredentialSource.test(source))).toEqual([]);
+    expect(sources.some((source) => source.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
+  }, 120_000);
 
   it("builds the execute route's streamed runs into its asset beside index.js, and nothing into another's", async () => {
     // Prepare
